@@ -1,0 +1,83 @@
+# SPDX-License-Identifier: GPL-2.0
+# nvme-latency: latency-based path selection for NVMe native multipath,
+# kept as a patch series against Linux 7.3.  See README.
+#
+# Work tree, build output and caches live under $(CACHE), outside the repo.
+# KSRC=<kernel git tree> makes 'apply' (and 'tree') use that tree instead.
+
+SHELL := /bin/bash
+CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/nvme-latency
+export NVLAT_CACHE := $(CACHE)
+T := tools
+
+.PHONY: help deps tree apply reset-tree export check-sync kernel kernel-base \
+	test guest-test demo bench bench-quick check check-selftest \
+	quilt-check maintainers send-dry-run clean
+
+help:
+	@sed -n 's/^## //p' README | head -n 40
+
+## make deps        install the Debian packages the project needs
+deps:
+	@$(T)/deps.sh
+
+## make tree        7.3 work tree from Debian's linux-source-7.3, series applied
+tree: deps
+	@$(T)/tree.sh tree
+
+## make apply KSRC=dir   apply the series to your own clean kernel git tree
+apply:
+	@$(T)/tree.sh apply
+
+## make reset-tree  drop the work tree's commits and re-apply the series
+reset-tree:
+	@$(T)/tree.sh reset
+
+## make export      regenerate patches/, series, block/ from the work tree
+export:
+	@$(T)/export.sh export
+
+## make check-sync  fail if patches/, series and block/ disagree
+check-sync:
+	@$(T)/export.sh check
+
+## make kernel      build the test bzImage (ccache, O= in the cache)
+kernel: tree
+	@$(T)/kernel.sh
+
+## make test        every test; ends with "N passed, N failed"
+test: deps
+	@$(T)/test.sh
+
+## make demo        two asymmetric paths, tiobench under every iopolicy
+demo: kernel
+	@$(T)/demo.sh
+
+## make bench       the policy comparison behind docs/benchmarks.md
+bench: kernel
+	@$(T)/bench/bench.sh
+
+bench-quick: kernel
+	@$(T)/bench/bench.sh --quick
+
+## make check       checkpatch --strict, W=1, sparse, coccicheck, kernel-doc
+check: tree
+	@$(T)/check.sh
+
+check-selftest: tree
+	@$(T)/check-selftest.sh
+
+## make quilt-check the series pushes with quilt on a plain 7.3 tree
+quilt-check: tree
+	@$(T)/check.sh quilt
+
+## make maintainers apply MAINTAINERS.snippet to the work tree (prints where)
+maintainers: tree
+	@$(T)/maintainers.sh
+
+## make send-dry-run  git send-email --dry-run of the series (never sends)
+send-dry-run: tree
+	@$(T)/send.sh
+
+clean:
+	rm -rf "$(CACHE)/runs" "$(CACHE)/test-logs"

@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of the completion latency estimator's arithmetic.
+ */
+#include <kunit/test.h>
+#include <linux/limits.h>
+#include <linux/nodemask.h>
+#include <linux/sizes.h>
+#include <linux/time64.h>
+
+#include "blk-clat.h"
+
+/* the defaults: the tests check what they promise */
+#define WIN_NS		BLK_CLAT_DEF_WIN_NSEC
+#define WEIGHT		BLK_CLAT_DEF_EWMA_WEIGHT
+#define MIN_SAMPLES	BLK_CLAT_DEF_MIN_SAMPLES
+#define STALE_WINDOWS	BLK_CLAT_DEF_STALE_WINDOWS
+
+static void blk_clat_test_size_class(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, blk_clat_size_class(0), 0U);
+	KUNIT_EXPECT_EQ(test, blk_clat_size_class(512), 0U);
+	KUNIT_EXPECT_EQ(test, blk_clat_size_class(SZ_4K), 0U);
+	KUNIT_EXPECT_EQ(test, blk_clat_size_class(SZ_4K + 1), 1U);
+	KUNIT_EXPECT_EQ(test, blk_clat_size_class(SZ_8K), 1U);
+	KUNIT_EXPECT_EQ(test, blk_clat_size_class(SZ_16K), 1U);
+	KUNIT_EXPECT_EQ(test, blk_clat_size_class(SZ_16K + 1), 2U);
+	KUNIT_EXPECT_EQ(test, blk_clat_size_class(SZ_64K), 2U);
+	KUNIT_EXPECT_EQ(test, blk_clat_size_class(SZ_64K + 1), 3U);
+	KUNIT_EXPECT_EQ(test, blk_clat_size_class(SZ_128K), 3U);
+	KUNIT_EXPECT_EQ(test, blk_clat_size_class(SZ_256K), 3U);
+	KUNIT_EXPECT_EQ(test, blk_clat_size_class(SZ_256K + 1), 4U);
+	KUNIT_EXPECT_EQ(test, blk_clat_size_class(SZ_1G), 4U);
+	KUNIT_EXPECT_EQ(test, blk_clat_size_class(U64_MAX), 4U);
+}
+
+static void blk_clat_test_separation(struct kunit *test)
+{
+	unsigned int nr = nr_node_ids * BLK_CLAT_NR_DIRS * BLK_CLAT_NR_CLASSES;
+	unsigned long *seen;
+	unsigned int class;
+	int node, dir;
+
+	seen = kunit_kcalloc(test, BITS_TO_LONGS(nr), sizeof(long), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, seen);
+
+	for (node = 0; node < nr_node_ids; node++)
+		for (dir = 0; dir < BLK_CLAT_NR_DIRS; dir++)
+			for (class = 0; class < BLK_CLAT_NR_CLASSES; class++) {
+				unsigned int i = blk_clat_index(node, dir, class);
+
+				KUNIT_ASSERT_LT(test, i, nr);
+				KUNIT_EXPECT_FALSE(test, test_bit(i, seen));
+				__set_bit(i, seen);
+			}
+	KUNIT_EXPECT_EQ(test, bitmap_weight(seen, nr), nr);
+
+	/* NUMA_NO_NODE and out-of-range nodes fall back to node 0 */
+	KUNIT_EXPECT_EQ(test, blk_clat_index(NUMA_NO_NODE, true, 2),
+			blk_clat_index(0, true, 2));
+	KUNIT_EXPECT_EQ(test, blk_clat_index(nr_node_ids, false, 1),
+			blk_clat_index(0, false, 1));
+}
+
+static void blk_clat_test_mean(struct kunit *test)
+{
+	/* no samples: no division, no estimate */
+	KUNIT_EXPECT_EQ(test, blk_clat_mean_ns(0, 0), 0ULL);
+	KUNIT_EXPECT_EQ(test, blk_clat_mean_ns(12345, 0), 0ULL);
+	KUNIT_EXPECT_EQ(test, blk_clat_mean_ns(10, 4), 2ULL);
+	/* a real completion never reads as "no estimate" */
+	KUNIT_EXPECT_EQ(test, blk_clat_mean_ns(0, 5), 1ULL);
+	KUNIT_EXPECT_EQ(test, blk_clat_mean_ns(U64_MAX, 1), U64_MAX);
+}
+
+static void blk_clat_test_first_and_steady(struct kunit *test)
+{
+	unsigned int age;
+	u32 w;
+
+	/* the first window's mean is the estimate */
+	KUNIT_EXPECT_EQ(test, blk_clat_ewma_fold(0, 5000, WEIGHT, 1), 5000ULL);
+	KUNIT_EXPECT_EQ(test, blk_clat_ewma_fold(0, 1, WEIGHT, 64), 1ULL);
+
+	/* a constant input stays put, whatever the weight and age */
+	for (w = 1; w <= BLK_CLAT_FIXED_ONE; w *= 2)
+		for (age = 1; age <= BLK_CLAT_MAX_AGE; age *= 2)
+			KUNIT_EXPECT_EQ(test,
+					blk_clat_ewma_fold(1300000, 1300000, w, age),
+					1300000ULL);
+}
+
+static unsigned int windows_to_90pct(u64 from, u64 to)
+{
+	u64 est = from;
+	unsigned int n;
+
+	for (n = 1; n < 1000; n++) {
+		est = blk_clat_ewma_fold(est, to, WEIGHT, 1);
+		if (to > from ? est - from >= (to - from) * 9 / 10 :
+				from - est >= (from - to) * 9 / 10)
+			return n;
+	}
+	return n;
+}
+
+static void blk_clat_test_step_response(struct kunit *test)
+{
+	unsigned int per_sec = NSEC_PER_SEC / WIN_NS;
+
+	/*
+	 * 90% of a step within 1 s, counting one window lost to a step that
+	 * lands in the middle of a window; and not in a single window, or the
+	 * estimate would follow every burst.
+	 */
+	KUNIT_EXPECT_LE(test, windows_to_90pct(1300000, 6300000), per_sec - 1);
+	KUNIT_EXPECT_LE(test, windows_to_90pct(6300000, 1300000), per_sec - 1);
+	KUNIT_EXPECT_GT(test, windows_to_90pct(1300000, 6300000), 1U);
+	KUNIT_EXPECT_LE(test, windows_to_90pct(1000, 60 * NSEC_PER_SEC),
+			per_sec - 1);
+}
+
+static void blk_clat_test_ageing(struct kunit *test)
+{
+	u64 step = 1000000, est = step;
+	unsigned int i;
+
+	/* age n equals n windows that all measured the new mean */
+	for (i = 0; i < 4; i++)
+		est = blk_clat_ewma_fold(est, 3 * step, WEIGHT, 1);
+	KUNIT_EXPECT_LE(test,
+			abs_diff(blk_clat_ewma_fold(step, 3 * step, WEIGHT, 4),
+				 est), step / 100);
+
+	/* after the longest age an old estimate has (almost) no weight */
+	KUNIT_EXPECT_LE(test,
+			abs_diff(blk_clat_ewma_fold(step, 5 * step, WEIGHT,
+						    BLK_CLAT_MAX_AGE), 5 * step),
+			step / 100);
+	/* ages beyond the cap, and 0, are clamped */
+	KUNIT_EXPECT_EQ(test, blk_clat_ewma_fold(step, 5 * step, WEIGHT, 10000),
+			blk_clat_ewma_fold(step, 5 * step, WEIGHT,
+					   BLK_CLAT_MAX_AGE));
+	KUNIT_EXPECT_EQ(test, blk_clat_ewma_fold(step, 5 * step, WEIGHT, 0),
+			blk_clat_ewma_fold(step, 5 * step, WEIGHT, 1));
+}
+
+static void blk_clat_test_reprobe_bound(struct kunit *test)
+{
+	/*
+	 * The bound the documentation states: a path that stops getting
+	 * I/O is stale after STALE_WINDOWS windows, is probed once per
+	 * window from then on, and its estimate is folded again once
+	 * MIN_SAMPLES probes have completed: at most 500 ms with the
+	 * defaults (plus the probes' own latency).
+	 */
+	KUNIT_EXPECT_LE(test, (STALE_WINDOWS + MIN_SAMPLES + 1) * WIN_NS,
+			500 * NSEC_PER_MSEC);
+	/* and the fold that ends it weighs the new mean at least 40% */
+	KUNIT_EXPECT_GE(test, blk_clat_ewma_fold(1, 1001, WEIGHT, MIN_SAMPLES),
+			401ULL);
+}
+
+static void blk_clat_test_inflight(struct kunit *test)
+{
+	u32 one = BLK_CLAT_FIXED_ONE;
+
+	/* Little's law: 4 requests of 2 ms each during 2 ms = 4 in flight */
+	KUNIT_EXPECT_EQ(test, blk_clat_inflight_mean(8 * NSEC_PER_MSEC,
+						     2 * NSEC_PER_MSEC), 4 * one);
+	KUNIT_EXPECT_EQ(test, blk_clat_inflight_mean(NSEC_PER_MSEC,
+						     2 * NSEC_PER_MSEC), one / 2);
+	KUNIT_EXPECT_EQ(test, blk_clat_inflight_mean(12345, 0), 0U);
+	KUNIT_EXPECT_EQ(test, blk_clat_inflight_mean(0, WIN_NS), 0U);
+	KUNIT_EXPECT_EQ(test, blk_clat_inflight_mean(U64_MAX, 1),
+			(u32)BLK_CLAT_MAX_INFLIGHT);
+
+	/* estimate per in-flight request */
+	KUNIT_EXPECT_EQ(test, blk_clat_per_inflight_ns(1600, 0), 1600ULL);
+	KUNIT_EXPECT_EQ(test, blk_clat_per_inflight_ns(1600, 3 * one), 400ULL);
+	KUNIT_EXPECT_EQ(test, blk_clat_per_inflight_ns(0, 3 * one), 0ULL);
+}
+
+static void blk_clat_test_overflow(struct kunit *test)
+{
+	u64 sixty_s = 60 * NSEC_PER_SEC;
+	u64 r;
+
+	/* 60 s latencies fold without overflow, in both directions */
+	r = blk_clat_ewma_fold(sixty_s, 1000, WEIGHT, 1);
+	KUNIT_EXPECT_GT(test, r, 1000ULL);
+	KUNIT_EXPECT_LT(test, r, sixty_s);
+	r = blk_clat_ewma_fold(1000, sixty_s, WEIGHT, 1);
+	KUNIT_EXPECT_GT(test, r, 1000ULL);
+	KUNIT_EXPECT_LT(test, r, sixty_s);
+	/* a million 60 s samples in one window */
+	KUNIT_EXPECT_EQ(test, blk_clat_mean_ns(sixty_s * 1000000, 1000000),
+			sixty_s);
+	KUNIT_EXPECT_EQ(test, blk_clat_inflight_mean(sixty_s * 1000000, WIN_NS),
+			(u32)BLK_CLAT_MAX_INFLIGHT);
+
+	/* u64 edges: never wraps, stays between the inputs */
+	r = blk_clat_ewma_fold(U64_MAX, U64_MAX, WEIGHT, 1);
+	KUNIT_EXPECT_GE(test, r, U64_MAX - 1);
+	r = blk_clat_ewma_fold(U64_MAX, 1, BLK_CLAT_FIXED_ONE, 1);
+	KUNIT_EXPECT_EQ(test, r, 1ULL);
+	r = blk_clat_ewma_fold(1, U64_MAX, 1, 1);
+	KUNIT_EXPECT_GE(test, r, 1ULL);
+	KUNIT_EXPECT_LT(test, r, U64_MAX / 512);
+	KUNIT_EXPECT_EQ(test, blk_clat_per_inflight_ns(U64_MAX, 0), U64_MAX);
+	KUNIT_EXPECT_GT(test, blk_clat_per_inflight_ns(U64_MAX, U32_MAX), 0ULL);
+	/* out-of-range weights are clamped, not used */
+	KUNIT_EXPECT_EQ(test, blk_clat_ewma_fold(100, 200, 0, 1),
+			blk_clat_ewma_fold(100, 200, 1, 1));
+	KUNIT_EXPECT_EQ(test, blk_clat_ewma_fold(100, 200, U32_MAX, 1), 200ULL);
+}
+
+static void blk_clat_test_tunables(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, blk_clat_tunable_check(BLK_CLAT_WIN_NSEC, WIN_NS), 0);
+	KUNIT_EXPECT_EQ(test, blk_clat_tunable_check(BLK_CLAT_WIN_NSEC, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, blk_clat_tunable_check(BLK_CLAT_WIN_NSEC,
+						     NSEC_PER_MSEC - 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, blk_clat_tunable_check(BLK_CLAT_WIN_NSEC,
+						     10 * NSEC_PER_SEC), 0);
+	KUNIT_EXPECT_EQ(test, blk_clat_tunable_check(BLK_CLAT_WIN_NSEC,
+						     10 * NSEC_PER_SEC + 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, blk_clat_tunable_check(BLK_CLAT_WIN_NSEC, U64_MAX),
+			-EINVAL);
+
+	KUNIT_EXPECT_EQ(test, blk_clat_tunable_check(BLK_CLAT_EWMA_WEIGHT, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, blk_clat_tunable_check(BLK_CLAT_EWMA_WEIGHT, 1), 0);
+	KUNIT_EXPECT_EQ(test, blk_clat_tunable_check(BLK_CLAT_EWMA_WEIGHT,
+						     BLK_CLAT_FIXED_ONE), 0);
+	KUNIT_EXPECT_EQ(test, blk_clat_tunable_check(BLK_CLAT_EWMA_WEIGHT,
+						     BLK_CLAT_FIXED_ONE + 1), -EINVAL);
+
+	KUNIT_EXPECT_EQ(test, blk_clat_tunable_check(BLK_CLAT_MIN_SAMPLES, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, blk_clat_tunable_check(BLK_CLAT_MIN_SAMPLES, 1), 0);
+	KUNIT_EXPECT_EQ(test, blk_clat_tunable_check(BLK_CLAT_MIN_SAMPLES,
+						     (1 << 20) + 1), -EINVAL);
+
+	KUNIT_EXPECT_EQ(test, blk_clat_tunable_check(BLK_CLAT_STALE_WINDOWS, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, blk_clat_tunable_check(BLK_CLAT_STALE_WINDOWS, 1000), 0);
+	KUNIT_EXPECT_EQ(test, blk_clat_tunable_check(BLK_CLAT_STALE_WINDOWS, 1001),
+			-EINVAL);
+
+	KUNIT_EXPECT_EQ(test, blk_clat_tunable_check(BLK_CLAT_NR_TUNABLES, 1), -EINVAL);
+}
+
+static struct kunit_case blk_clat_test_cases[] = {
+	KUNIT_CASE(blk_clat_test_size_class),
+	KUNIT_CASE(blk_clat_test_separation),
+	KUNIT_CASE(blk_clat_test_mean),
+	KUNIT_CASE(blk_clat_test_first_and_steady),
+	KUNIT_CASE(blk_clat_test_step_response),
+	KUNIT_CASE(blk_clat_test_ageing),
+	KUNIT_CASE(blk_clat_test_reprobe_bound),
+	KUNIT_CASE(blk_clat_test_inflight),
+	KUNIT_CASE(blk_clat_test_overflow),
+	KUNIT_CASE(blk_clat_test_tunables),
+	{}
+};
+
+static struct kunit_suite blk_clat_test_suite = {
+	.name = "blk-clat",
+	.test_cases = blk_clat_test_cases,
+};
+kunit_test_suite(blk_clat_test_suite);
+
+MODULE_DESCRIPTION("KUnit tests for the block completion latency estimator");
+MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");

@@ -1,0 +1,685 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * blk-clat: per-queue completion latency estimator for path selection.
+ *
+ * A driver that sends each I/O to one of several queues (NVMe multipath is
+ * the user) attaches this rq_qos to every candidate queue while it needs the
+ * numbers, and reads a decayed completion latency estimate per NUMA node,
+ * direction and I/O size class when it picks a queue.
+ *
+ * I/O path: the ->done hook takes completion time - io_start_time_ns (block
+ * statistics accounting is enabled while attached), and adds it to a per-CPU
+ * sum and count.  No shared atomics, no locks, no unit conversion.  Requests
+ * that never started, passthrough requests and requests without RQF_STATS
+ * (drivers clear it for failed and failed-over requests) are not samples.
+ *
+ * Window timer: every win_nsec the per-CPU counters are summed per bucket
+ * (node, direction, size class).  A bucket with at least min_samples new
+ * samples folds their mean into its EWMA; a bucket with fewer keeps them for
+ * the next window.  The old value's weight decays with the number of windows
+ * since the bucket's last fold, so a path that was idle for a while is
+ * dominated by its first new measurements.  The timer stops when the queue is
+ * idle and the next completion restarts it.
+ *
+ * Staleness: a bucket not folded for stale_windows windows is reported stale
+ * and the selector sends probes to it, paced in time.
+ *
+ * Load: the window's summed latencies divided by its length is the mean
+ * number of requests in flight (Little's law).  Readers get the estimate
+ * divided by (that mean + 1) too, so that they can scale the estimate to the
+ * queue's current in-flight count without dividing per I/O.
+ */
+#include <linux/blk-clat.h>
+#include <linux/blk-mq.h>
+#include <linux/jiffies.h>
+#include <linux/math64.h>
+#include <linux/module.h>
+#include <linux/percpu.h>
+#include <linux/slab.h>
+#include <linux/timer.h>
+#include <kunit/visibility.h>
+
+#include "blk.h"
+#include "blk-clat.h"
+#include "blk-mq.h"
+#include "blk-mq-debugfs.h"
+#include "blk-rq-qos.h"
+#include "blk-stat.h"
+
+static const u64 blk_clat_defaults[BLK_CLAT_NR_TUNABLES] = {
+	[BLK_CLAT_WIN_NSEC]	= BLK_CLAT_DEF_WIN_NSEC,
+	[BLK_CLAT_EWMA_WEIGHT]	= BLK_CLAT_DEF_EWMA_WEIGHT,
+	[BLK_CLAT_MIN_SAMPLES]	= BLK_CLAT_DEF_MIN_SAMPLES,
+	[BLK_CLAT_STALE_WINDOWS] = BLK_CLAT_DEF_STALE_WINDOWS,
+};
+
+static const u64 blk_clat_min[BLK_CLAT_NR_TUNABLES] = {
+	[BLK_CLAT_WIN_NSEC]	= NSEC_PER_MSEC,
+	[BLK_CLAT_EWMA_WEIGHT]	= 1,
+	[BLK_CLAT_MIN_SAMPLES]	= 1,
+	[BLK_CLAT_STALE_WINDOWS] = 1,
+};
+
+static const u64 blk_clat_max[BLK_CLAT_NR_TUNABLES] = {
+	[BLK_CLAT_WIN_NSEC]	= 10 * NSEC_PER_SEC,
+	[BLK_CLAT_EWMA_WEIGHT]	= BLK_CLAT_FIXED_ONE,
+	[BLK_CLAT_MIN_SAMPLES]	= 1 << 20,
+	[BLK_CLAT_STALE_WINDOWS] = 1000,
+};
+
+/* Per-CPU counters of one bucket; they only grow, the timer takes deltas. */
+struct blk_clat_pcpu {
+	u64 sum_ns;
+	u64 nr;
+};
+
+/* One bucket's estimate; written by the timer under ->lock only. */
+struct blk_clat_bucket {
+	u64 lat_ns;
+	u64 per_inflight_ns;
+	unsigned long folded_jiffies;
+	u64 folded_ns;
+	u64 seen_sum_ns;
+	u64 seen_nr;
+	u64 last_nr;
+};
+
+struct blk_clat {
+	struct rq_qos rqos;
+	struct blk_clat_pcpu __percpu *pcpu;
+	struct blk_clat_bucket *bucket;
+	unsigned int nr_buckets;
+
+	/* read locklessly on the I/O path, derived from ->tun[] */
+	unsigned long win_jiffies;
+	unsigned long stale_jiffies;
+
+	/* protects everything below and the buckets' estimates */
+	spinlock_t lock;
+	struct timer_list timer;
+	u64 tun[BLK_CLAT_NR_TUNABLES];
+	u64 busy_seen_ns;
+	u64 window_start_ns;
+	u32 inflight;
+};
+
+static DEFINE_MUTEX(blk_clat_attach_mutex);
+
+static inline struct blk_clat *rqos_to_clat(struct rq_qos *rqos)
+{
+	return container_of(rqos, struct blk_clat, rqos);
+}
+
+/**
+ * blk_clat_size_class - size class of an I/O
+ * @bytes: I/O size in bytes
+ *
+ * Return: 0 for up to 4 KiB, 1 for up to 16 KiB, 2 for up to 64 KiB, 3 for up
+ * to 256 KiB and 4 for anything larger.
+ */
+unsigned int blk_clat_size_class(u64 bytes)
+{
+	unsigned int bits;
+
+	if (bytes <= SZ_4K)
+		return 0;
+	bits = fls64(bytes - 1);	/* 13 .. 64 */
+	return min_t(unsigned int, (bits - 11) / 2, BLK_CLAT_NR_CLASSES - 1);
+}
+EXPORT_SYMBOL_IF_KUNIT(blk_clat_size_class);
+
+/**
+ * blk_clat_mean_ns - mean of a window's samples
+ * @sum_ns: summed completion latencies in ns
+ * @nr: number of samples
+ *
+ * Return: the mean in ns, at least 1, or 0 if @nr is 0.
+ */
+u64 blk_clat_mean_ns(u64 sum_ns, u64 nr)
+{
+	if (!nr)
+		return 0;
+	return max_t(u64, div64_u64(sum_ns, nr), 1);
+}
+EXPORT_SYMBOL_IF_KUNIT(blk_clat_mean_ns);
+
+/**
+ * blk_clat_ewma_fold - fold a window mean into an estimate
+ * @old_ns: current estimate in ns, 0 if there is none
+ * @mean_ns: the new window's mean in ns
+ * @weight: weight of one window's mean, in 1/1024 (1 .. 1024)
+ * @age: windows since the estimate was last folded (1 for the last one)
+ *
+ * The old estimate keeps (1 - @weight)^@age of its weight, as if each missed
+ * window had measured @mean_ns.  Uses mul_u64_u32_shr() on the difference so
+ * that no input up to U64_MAX overflows, a constant input stays exact, and
+ * the result lies between @old_ns and @mean_ns.
+ *
+ * Return: the new estimate in ns.
+ */
+u64 blk_clat_ewma_fold(u64 old_ns, u64 mean_ns, u32 weight, unsigned int age)
+{
+	u32 keep = BLK_CLAT_FIXED_ONE;
+
+	if (!old_ns)
+		return mean_ns;
+	weight = clamp_t(u32, weight, 1, BLK_CLAT_FIXED_ONE);
+	age = clamp_t(unsigned int, age, 1, BLK_CLAT_MAX_AGE);
+	while (age-- && keep)
+		keep = (keep * (BLK_CLAT_FIXED_ONE - weight)) >>
+			BLK_CLAT_FIXED_SHIFT;
+
+	/* step from the old value towards the mean: exact when they agree */
+	if (mean_ns >= old_ns)
+		return old_ns + mul_u64_u32_shr(mean_ns - old_ns,
+						BLK_CLAT_FIXED_ONE - keep,
+						BLK_CLAT_FIXED_SHIFT);
+	return old_ns - mul_u64_u32_shr(old_ns - mean_ns,
+					BLK_CLAT_FIXED_ONE - keep,
+					BLK_CLAT_FIXED_SHIFT);
+}
+EXPORT_SYMBOL_IF_KUNIT(blk_clat_ewma_fold);
+
+/**
+ * blk_clat_inflight_mean - mean number of requests in flight (Little's law)
+ * @busy_ns: summed completion latencies of the requests that completed in
+ *	the interval, in ns
+ * @elapsed_ns: length of the interval in ns
+ *
+ * Return: the mean in-flight count in 1/1024, capped at 65536 requests; 0
+ * for an empty interval.
+ */
+u32 blk_clat_inflight_mean(u64 busy_ns, u64 elapsed_ns)
+{
+	u64 v;
+
+	if (!elapsed_ns)
+		return 0;
+	busy_ns = min_t(u64, busy_ns, U64_MAX >> BLK_CLAT_FIXED_SHIFT);
+	v = div64_u64(busy_ns << BLK_CLAT_FIXED_SHIFT, elapsed_ns);
+	return min_t(u64, v, BLK_CLAT_MAX_INFLIGHT);
+}
+EXPORT_SYMBOL_IF_KUNIT(blk_clat_inflight_mean);
+
+/**
+ * blk_clat_per_inflight_ns - estimate per in-flight request
+ * @lat_ns: estimate in ns
+ * @inflight: mean in-flight count in 1/1024, as from blk_clat_inflight_mean()
+ *
+ * Return: @lat_ns / (@inflight + 1), in ns.
+ */
+u64 blk_clat_per_inflight_ns(u64 lat_ns, u32 inflight)
+{
+	inflight = min_t(u32, inflight, BLK_CLAT_MAX_INFLIGHT);
+	return mul_u64_u32_div(lat_ns, BLK_CLAT_FIXED_ONE,
+			       inflight + BLK_CLAT_FIXED_ONE);
+}
+EXPORT_SYMBOL_IF_KUNIT(blk_clat_per_inflight_ns);
+
+/**
+ * blk_clat_tunable_check - validate a tunable value
+ * @t: the tunable
+ * @val: the proposed value
+ *
+ * Return: 0 if @val is in range, -EINVAL otherwise.
+ */
+int blk_clat_tunable_check(enum blk_clat_tunable t, u64 val)
+{
+	if (t >= BLK_CLAT_NR_TUNABLES)
+		return -EINVAL;
+	if (val < blk_clat_min[t] || val > blk_clat_max[t])
+		return -EINVAL;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(blk_clat_tunable_check);
+
+/**
+ * blk_clat_index - bucket of a (node, direction, size class)
+ * @node: NUMA node; anything outside 0 .. nr_node_ids - 1 counts as node 0
+ * @write: true for writes
+ * @class: size class from blk_clat_size_class()
+ *
+ * Return: index into the nr_node_ids * 2 * 5 buckets of a tracker.
+ */
+unsigned int blk_clat_index(int node, bool write, unsigned int class)
+{
+	if (node < 0 || node >= nr_node_ids)
+		node = 0;
+	return (node * BLK_CLAT_NR_DIRS + write) * BLK_CLAT_NR_CLASSES + class;
+}
+EXPORT_SYMBOL_IF_KUNIT(blk_clat_index);
+
+static void blk_clat_done(struct rq_qos *rqos, struct request *rq)
+{
+	struct blk_clat *clat = rqos_to_clat(rqos);
+	u64 start = rq->io_start_time_ns, now;
+	unsigned int idx;
+	bool write;
+
+	if (!(rq->rq_flags & RQF_STATS) || !start)
+		return;
+	switch (req_op(rq)) {
+	case REQ_OP_READ:
+		write = false;
+		break;
+	case REQ_OP_WRITE:
+		write = true;
+		break;
+	default:
+		return;
+	}
+
+	now = blk_time_get_ns();
+	idx = blk_clat_index(cpu_to_node(rq->mq_ctx->cpu), write,
+			     blk_clat_size_class((u64)rq->stats_sectors <<
+						 SECTOR_SHIFT));
+	this_cpu_add(clat->pcpu[idx].sum_ns, now > start ? now - start : 1);
+	this_cpu_inc(clat->pcpu[idx].nr);
+
+	if (!timer_pending(&clat->timer))
+		mod_timer(&clat->timer, jiffies + READ_ONCE(clat->win_jiffies));
+}
+
+static void blk_clat_totals(struct blk_clat *clat, unsigned int idx,
+			    u64 *sum_ns, u64 *nr)
+{
+	int cpu;
+
+	*sum_ns = 0;
+	*nr = 0;
+	for_each_possible_cpu(cpu) {
+		struct blk_clat_pcpu *p = per_cpu_ptr(clat->pcpu, cpu) + idx;
+
+		*sum_ns += READ_ONCE(p->sum_ns);
+		*nr += READ_ONCE(p->nr);
+	}
+}
+
+/* Returns true if any request completed since the last call. */
+static bool blk_clat_fold(struct blk_clat *clat, u64 now_ns)
+{
+	u64 win_ns = clat->tun[BLK_CLAT_WIN_NSEC], busy_ns = 0;
+	u32 weight = clat->tun[BLK_CLAT_EWMA_WEIGHT];
+	bool active = false;
+	unsigned int i;
+	u32 inflight;
+
+	lockdep_assert_held(&clat->lock);
+
+	for (i = 0; i < clat->nr_buckets; i++) {
+		struct blk_clat_bucket *b = &clat->bucket[i];
+		u64 sum_ns, nr, age;
+
+		blk_clat_totals(clat, i, &sum_ns, &nr);
+		busy_ns += sum_ns;
+		if (nr != b->seen_nr)
+			active = true;
+		if (nr - b->seen_nr < clat->tun[BLK_CLAT_MIN_SAMPLES])
+			continue;
+
+		age = div64_u64(now_ns - b->folded_ns, win_ns);
+		WRITE_ONCE(b->lat_ns,
+			   blk_clat_ewma_fold(b->lat_ns,
+					      blk_clat_mean_ns(sum_ns - b->seen_sum_ns,
+							       nr - b->seen_nr),
+					      weight, min_t(u64, age, BLK_CLAT_MAX_AGE)));
+		b->last_nr = nr - b->seen_nr;
+		b->seen_sum_ns = sum_ns;
+		b->seen_nr = nr;
+		b->folded_ns = now_ns;
+		WRITE_ONCE(b->folded_jiffies, jiffies);
+	}
+
+	inflight = blk_clat_inflight_mean(busy_ns - clat->busy_seen_ns,
+					  now_ns - clat->window_start_ns);
+	clat->inflight = clat->inflight ?
+		blk_clat_ewma_fold(clat->inflight, inflight, weight, 1) :
+		inflight;
+	clat->busy_seen_ns = busy_ns;
+	clat->window_start_ns = now_ns;
+
+	for (i = 0; i < clat->nr_buckets; i++)
+		WRITE_ONCE(clat->bucket[i].per_inflight_ns,
+			   blk_clat_per_inflight_ns(clat->bucket[i].lat_ns,
+						    clat->inflight));
+	return active;
+}
+
+static void blk_clat_timer_fn(struct timer_list *t)
+{
+	struct blk_clat *clat = timer_container_of(clat, t, timer);
+	bool active;
+
+	spin_lock(&clat->lock);
+	active = blk_clat_fold(clat, ktime_get_ns());
+	spin_unlock(&clat->lock);
+
+	/* idle: the next completion restarts the timer */
+	if (active)
+		mod_timer(&clat->timer, jiffies + READ_ONCE(clat->win_jiffies));
+}
+
+/* Recompute what the I/O path reads from the tunables; ->lock held. */
+static void blk_clat_apply_tunables(struct blk_clat *clat)
+{
+	unsigned long win = max(nsecs_to_jiffies(clat->tun[BLK_CLAT_WIN_NSEC]), 1UL);
+
+	WRITE_ONCE(clat->win_jiffies, win);
+	WRITE_ONCE(clat->stale_jiffies, win * clat->tun[BLK_CLAT_STALE_WINDOWS]);
+}
+
+/**
+ * blk_clat_read - read the estimate for one kind of I/O
+ * @clat: tracker returned by blk_clat_attach()
+ * @node: NUMA node of the submitting CPU
+ * @write: true for writes, false for reads
+ * @bytes: size of the I/O in bytes, as it will be issued on this queue
+ * @est: filled with the estimate
+ *
+ * Lockless and cheap: a few loads, no division.  The caller must keep @clat
+ * alive, e.g. by reading it under the SRCU or RCU read lock that it waits
+ * for before calling blk_clat_detach().
+ *
+ * Context: any.
+ */
+void blk_clat_read(const struct blk_clat *clat, int node, bool write,
+		   unsigned int bytes, struct blk_clat_estimate *est)
+{
+	const struct blk_clat_bucket *b =
+		&clat->bucket[blk_clat_index(node, write,
+					     blk_clat_size_class(bytes))];
+
+	est->lat_ns = READ_ONCE(b->lat_ns);
+	est->lat_per_inflight_ns = READ_ONCE(b->per_inflight_ns);
+	est->win_jiffies = READ_ONCE(clat->win_jiffies);
+	est->stale = !est->lat_ns ||
+		time_after(jiffies, READ_ONCE(b->folded_jiffies) +
+				    READ_ONCE(clat->stale_jiffies));
+}
+EXPORT_SYMBOL_GPL(blk_clat_read);
+
+/**
+ * blk_clat_reset - forget all estimates
+ * @clat: tracker returned by blk_clat_attach()
+ *
+ * Samples taken before the call are dropped; the estimates read as "none"
+ * until enough new samples have been folded.
+ *
+ * Context: process or softirq context; takes the tracker's spinlock.
+ */
+void blk_clat_reset(struct blk_clat *clat)
+{
+	unsigned int i;
+
+	spin_lock_bh(&clat->lock);
+	for (i = 0; i < clat->nr_buckets; i++) {
+		struct blk_clat_bucket *b = &clat->bucket[i];
+
+		blk_clat_totals(clat, i, &b->seen_sum_ns, &b->seen_nr);
+		WRITE_ONCE(b->lat_ns, 0);
+		WRITE_ONCE(b->per_inflight_ns, 0);
+		b->last_nr = 0;
+	}
+	clat->inflight = 0;
+	spin_unlock_bh(&clat->lock);
+}
+EXPORT_SYMBOL_GPL(blk_clat_reset);
+
+static void blk_clat_free(struct blk_clat *clat)
+{
+	free_percpu(clat->pcpu);
+	kfree(clat->bucket);
+	kfree(clat);
+}
+
+static void blk_clat_exit(struct rq_qos *rqos)
+{
+	struct blk_clat *clat = rqos_to_clat(rqos);
+
+	timer_shutdown_sync(&clat->timer);
+	blk_stat_disable_accounting(rqos->disk->queue);
+	blk_clat_free(clat);
+}
+
+#ifdef CONFIG_BLK_DEBUG_FS
+static int blk_clat_tunable_show(void *data, struct seq_file *m,
+				 enum blk_clat_tunable t)
+{
+	struct blk_clat *clat = rqos_to_clat(data);
+
+	seq_printf(m, "%llu\n", READ_ONCE(clat->tun[t]));
+	return 0;
+}
+
+static ssize_t blk_clat_tunable_write(void *data, const char __user *buf,
+				      size_t count, enum blk_clat_tunable t)
+{
+	struct blk_clat *clat = rqos_to_clat(data);
+	u64 val;
+	int ret;
+
+	ret = kstrtou64_from_user(buf, count, 0, &val);
+	if (ret)
+		return -EINVAL;
+	ret = blk_clat_tunable_check(t, val);
+	if (ret)
+		return ret;
+
+	spin_lock_bh(&clat->lock);
+	WRITE_ONCE(clat->tun[t], val);
+	blk_clat_apply_tunables(clat);
+	spin_unlock_bh(&clat->lock);
+	return count;
+}
+
+#define BLK_CLAT_TUNABLE_ATTR(name, t)					\
+static int blk_clat_##name##_show(void *data, struct seq_file *m)	\
+{									\
+	return blk_clat_tunable_show(data, m, t);			\
+}									\
+static ssize_t blk_clat_##name##_write(void *data,			\
+				       const char __user *buf,		\
+				       size_t count, loff_t *ppos)	\
+{									\
+	return blk_clat_tunable_write(data, buf, count, t);		\
+}
+
+BLK_CLAT_TUNABLE_ATTR(win_nsec, BLK_CLAT_WIN_NSEC)
+BLK_CLAT_TUNABLE_ATTR(ewma_weight, BLK_CLAT_EWMA_WEIGHT)
+BLK_CLAT_TUNABLE_ATTR(min_samples, BLK_CLAT_MIN_SAMPLES)
+BLK_CLAT_TUNABLE_ATTR(stale_windows, BLK_CLAT_STALE_WINDOWS)
+
+static const char *const blk_clat_class_names[BLK_CLAT_NR_CLASSES] = {
+	"4k", "16k", "64k", "256k", "large",
+};
+
+static int blk_clat_estimates_show(void *data, struct seq_file *m)
+{
+	struct blk_clat *clat = rqos_to_clat(data);
+	u64 now = ktime_get_ns();
+	unsigned int i;
+
+	spin_lock_bh(&clat->lock);
+	seq_printf(m, "inflight_mean_x1024 %u\n", clat->inflight);
+	seq_puts(m, "node dir class lat_ns per_inflight_ns samples last_nr age_ms stale\n");
+	for (i = 0; i < clat->nr_buckets; i++) {
+		struct blk_clat_bucket *b = &clat->bucket[i];
+		unsigned int class = i % BLK_CLAT_NR_CLASSES;
+		unsigned int dir = (i / BLK_CLAT_NR_CLASSES) % BLK_CLAT_NR_DIRS;
+		bool stale = !b->lat_ns ||
+			time_after(jiffies, b->folded_jiffies + clat->stale_jiffies);
+
+		if (!b->seen_nr && !b->lat_ns)
+			continue;
+		seq_printf(m, "%u %s %s %llu %llu %llu %llu %llu %d\n",
+			   i / (BLK_CLAT_NR_CLASSES * BLK_CLAT_NR_DIRS),
+			   dir ? "write" : "read", blk_clat_class_names[class],
+			   b->lat_ns, b->per_inflight_ns, b->seen_nr, b->last_nr,
+			   div_u64(now - b->folded_ns, NSEC_PER_MSEC), stale);
+	}
+	spin_unlock_bh(&clat->lock);
+	return 0;
+}
+
+static ssize_t blk_clat_reset_write(void *data, const char __user *buf,
+				    size_t count, loff_t *ppos)
+{
+	bool val;
+
+	if (kstrtobool_from_user(buf, count, &val) || !val)
+		return -EINVAL;
+	blk_clat_reset(rqos_to_clat(data));
+	return count;
+}
+
+static const struct blk_mq_debugfs_attr blk_clat_debugfs_attrs[] = {
+	{"win_nsec", 0600, blk_clat_win_nsec_show, blk_clat_win_nsec_write},
+	{"ewma_weight", 0600, blk_clat_ewma_weight_show,
+	 blk_clat_ewma_weight_write},
+	{"min_samples", 0600, blk_clat_min_samples_show,
+	 blk_clat_min_samples_write},
+	{"stale_windows", 0600, blk_clat_stale_windows_show,
+	 blk_clat_stale_windows_write},
+	{"estimates", 0400, blk_clat_estimates_show},
+	{"reset", 0200, NULL, blk_clat_reset_write},
+	{},
+};
+#endif /* CONFIG_BLK_DEBUG_FS */
+
+static const struct rq_qos_ops blk_clat_rqos_ops = {
+	.done = blk_clat_done,
+	.exit = blk_clat_exit,
+#ifdef CONFIG_BLK_DEBUG_FS
+	.debugfs_attrs = blk_clat_debugfs_attrs,
+#endif
+};
+
+static struct blk_clat *blk_clat_alloc(void)
+{
+	struct blk_clat *clat;
+
+	clat = kzalloc_obj(*clat);
+	if (!clat)
+		return NULL;
+	clat->nr_buckets = nr_node_ids * BLK_CLAT_NR_DIRS * BLK_CLAT_NR_CLASSES;
+	clat->bucket = kcalloc(clat->nr_buckets, sizeof(*clat->bucket),
+			       GFP_KERNEL);
+	clat->pcpu = __alloc_percpu(clat->nr_buckets * sizeof(*clat->pcpu),
+				    __alignof__(*clat->pcpu));
+	if (!clat->bucket || !clat->pcpu) {
+		blk_clat_free(clat);
+		return NULL;
+	}
+	spin_lock_init(&clat->lock);
+	timer_setup(&clat->timer, blk_clat_timer_fn, 0);
+	memcpy(clat->tun, blk_clat_defaults, sizeof(clat->tun));
+	clat->window_start_ns = ktime_get_ns();
+	blk_clat_apply_tunables(clat);
+	return clat;
+}
+
+/**
+ * blk_clat_attach - attach the completion latency estimator to a disk
+ * @disk: a registered blk-mq disk, e.g. one path of a multipath device
+ *
+ * Adds the rq_qos (which freezes the queue), enables block statistics
+ * accounting so that requests carry io_start_time_ns, and creates the
+ * debugfs directory rqos/clat of the queue.  If the disk already has a
+ * tracker, that one is returned and nothing changes.  The tracker lives
+ * until blk_clat_detach() or until the disk is deleted, whichever comes
+ * first.
+ *
+ * Context: process context; may sleep.  Must not be called while holding a
+ * lock that the completion of I/O on @disk may need, since it waits for all
+ * requests in flight on the queue.
+ *
+ * Return: the tracker, or ERR_PTR(-ENOMEM), ERR_PTR(-ENODEV) if the disk is
+ * going away, ERR_PTR(-EOPNOTSUPP) if it is not blk-mq.
+ */
+struct blk_clat *blk_clat_attach(struct gendisk *disk)
+{
+	struct request_queue *q = disk->queue;
+	struct blk_clat *clat, *new;
+	struct rq_qos *rqos;
+	unsigned int memflags;
+	int ret = 0;
+
+	might_sleep();
+	if (!queue_is_mq(q))
+		return ERR_PTR(-EOPNOTSUPP);
+
+	new = blk_clat_alloc();
+	if (!new)
+		return ERR_PTR(-ENOMEM);
+
+	mutex_lock(&blk_clat_attach_mutex);
+	mutex_lock(&q->rq_qos_mutex);
+	rqos = rq_qos_id(q, RQ_QOS_CLAT);
+	if (rqos) {
+		clat = rqos_to_clat(rqos);
+	} else if (test_bit(GD_DEAD, &disk->state)) {
+		ret = -ENODEV;
+	} else {
+		ret = rq_qos_add(&new->rqos, disk, RQ_QOS_CLAT,
+				 &blk_clat_rqos_ops);
+		if (!ret) {
+			blk_stat_enable_accounting(q);
+			clat = new;
+			new = NULL;
+		}
+	}
+	mutex_unlock(&q->rq_qos_mutex);
+
+	if (!ret && !new) {
+		memflags = blk_debugfs_lock(q);
+		if (q->debugfs_dir)
+			blk_mq_debugfs_register_rq_qos(q);
+		blk_debugfs_unlock(q, memflags);
+	}
+	mutex_unlock(&blk_clat_attach_mutex);
+
+	if (new)
+		blk_clat_free(new);
+	return ret ? ERR_PTR(ret) : clat;
+}
+EXPORT_SYMBOL_GPL(blk_clat_attach);
+
+/**
+ * blk_clat_detach - remove the completion latency estimator from a disk
+ * @disk: the disk passed to blk_clat_attach()
+ *
+ * Removes the rq_qos (which freezes the queue), its debugfs files and its
+ * timer, disables the statistics accounting it enabled and frees it.  Does
+ * nothing if @disk has no tracker, which is also the case once del_gendisk()
+ * has freed it.  The caller must hold a reference on @disk and make sure
+ * that nobody still reads the tracker, e.g. with synchronize_srcu() after
+ * unpublishing its pointer.
+ *
+ * Context: process context; may sleep, same locking rule as blk_clat_attach().
+ */
+void blk_clat_detach(struct gendisk *disk)
+{
+	struct request_queue *q = disk->queue;
+	struct rq_qos *rqos;
+	unsigned int memflags;
+
+	might_sleep();
+	mutex_lock(&blk_clat_attach_mutex);
+	mutex_lock(&q->rq_qos_mutex);
+	rqos = rq_qos_id(q, RQ_QOS_CLAT);
+	if (rqos)
+		rq_qos_del(rqos);
+	mutex_unlock(&q->rq_qos_mutex);
+
+	/* off the list now, so del_gendisk() cannot free it under us */
+	if (rqos) {
+		memflags = blk_debugfs_lock(q);
+		blk_mq_debugfs_unregister_rqos(rqos);
+		blk_debugfs_unlock(q, memflags);
+	}
+	mutex_unlock(&blk_clat_attach_mutex);
+
+	if (rqos)
+		blk_clat_exit(rqos);
+}
+EXPORT_SYMBOL_GPL(blk_clat_detach);

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Internal definitions of the completion latency estimator, shared with its
+ * KUnit tests.  Drivers use <linux/blk-clat.h>.
+ */
+#ifndef BLK_CLAT_INTERNAL_H
+#define BLK_CLAT_INTERNAL_H
+
+#include <linux/time64.h>
+#include <linux/types.h>
+
+enum {
+	/* reads and writes are estimated apart */
+	BLK_CLAT_NR_DIRS	= 2,
+
+	/* size classes: <= 4 KiB, 16 KiB, 64 KiB, 256 KiB, larger */
+	BLK_CLAT_NR_CLASSES	= 5,
+
+	/* EWMA weights and in-flight means are fixed point, 1.0 == 1024 */
+	BLK_CLAT_FIXED_SHIFT	= 10,
+	BLK_CLAT_FIXED_ONE	= 1 << BLK_CLAT_FIXED_SHIFT,
+
+	/* after this many silent windows an old estimate has no weight */
+	BLK_CLAT_MAX_AGE	= 64,
+
+	/* cap of the mean in-flight count, fixed point */
+	BLK_CLAT_MAX_INFLIGHT	= 65536 << BLK_CLAT_FIXED_SHIFT,
+};
+
+/*
+ * Defaults.  A latency step shows up as 90% of the step after 18 windows
+ * (0.9 s); a bucket without min_samples samples for 4 windows (200 ms) is
+ * stale and probed once per window.
+ */
+#define BLK_CLAT_DEF_WIN_NSEC		(50 * NSEC_PER_MSEC)
+#define BLK_CLAT_DEF_EWMA_WEIGHT	(BLK_CLAT_FIXED_ONE / 8)
+#define BLK_CLAT_DEF_MIN_SAMPLES	4
+#define BLK_CLAT_DEF_STALE_WINDOWS	4
+
+/**
+ * enum blk_clat_tunable - debugfs tunables, in the order of their defaults
+ * @BLK_CLAT_WIN_NSEC: window length in ns; one EWMA step per window.
+ * @BLK_CLAT_EWMA_WEIGHT: weight of a new window mean, in 1/1024.
+ * @BLK_CLAT_MIN_SAMPLES: samples needed before a bucket's window is folded;
+ *	fewer are carried into the next window.
+ * @BLK_CLAT_STALE_WINDOWS: windows without a fold after which an estimate
+ *	is reported stale, so that the selector probes the path.
+ * @BLK_CLAT_NR_TUNABLES: number of tunables.
+ */
+enum blk_clat_tunable {
+	BLK_CLAT_WIN_NSEC,
+	BLK_CLAT_EWMA_WEIGHT,
+	BLK_CLAT_MIN_SAMPLES,
+	BLK_CLAT_STALE_WINDOWS,
+	BLK_CLAT_NR_TUNABLES,
+};
+
+unsigned int blk_clat_size_class(u64 bytes);
+unsigned int blk_clat_index(int node, bool write, unsigned int class);
+u64 blk_clat_mean_ns(u64 sum_ns, u64 nr);
+u64 blk_clat_ewma_fold(u64 old_ns, u64 mean_ns, u32 weight,
+		       unsigned int age);
+u32 blk_clat_inflight_mean(u64 busy_ns, u64 elapsed_ns);
+u64 blk_clat_per_inflight_ns(u64 lat_ns, u32 inflight);
+int blk_clat_tunable_check(enum blk_clat_tunable t, u64 val);
+
+#endif /* BLK_CLAT_INTERNAL_H */

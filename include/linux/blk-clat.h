@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Per-queue completion latency estimator (blk-clat), for drivers that pick
+ * one of several queues per I/O, such as NVMe native multipath.
+ */
+#ifndef _LINUX_BLK_CLAT_H
+#define _LINUX_BLK_CLAT_H
+
+#include <linux/err.h>
+#include <linux/types.h>
+
+struct gendisk;
+struct blk_clat;
+
+/**
+ * struct blk_clat_estimate - one decayed estimate as seen by a path selector
+ * @lat_ns: decayed mean completion latency in nanoseconds; 0 means that
+ *	there is no estimate yet.
+ * @lat_per_inflight_ns: @lat_ns divided by (mean number of requests in
+ *	flight on the queue during the measurement + 1), in nanoseconds.
+ *	Multiplied by (current in-flight count + 1) it scales the estimate to
+ *	the queue's present load relative to the load it was measured at.
+ * @win_jiffies: the estimator's window; a stale queue needs about one
+ *	probe per window to get a fresh estimate.
+ * @stale: no estimate, or fewer than the minimum number of samples for
+ *	longer than the stale period: the caller should send a probe.
+ */
+struct blk_clat_estimate {
+	u64 lat_ns;
+	u64 lat_per_inflight_ns;
+	unsigned long win_jiffies;
+	bool stale;
+};
+
+#if IS_ENABLED(CONFIG_BLK_CLAT)
+struct blk_clat *blk_clat_attach(struct gendisk *disk);
+void blk_clat_detach(struct gendisk *disk);
+void blk_clat_read(const struct blk_clat *clat, int node, bool write,
+		   unsigned int bytes, struct blk_clat_estimate *est);
+void blk_clat_reset(struct blk_clat *clat);
+#else
+static inline struct blk_clat *blk_clat_attach(struct gendisk *disk)
+{
+	return ERR_PTR(-EOPNOTSUPP);
+}
+
+static inline void blk_clat_detach(struct gendisk *disk)
+{
+}
+
+static inline void blk_clat_read(const struct blk_clat *clat, int node,
+				 bool write, unsigned int bytes,
+				 struct blk_clat_estimate *est)
+{
+	est->lat_ns = 0;
+	est->lat_per_inflight_ns = 0;
+	est->win_jiffies = 0;
+	est->stale = true;
+}
+
+static inline void blk_clat_reset(struct blk_clat *clat)
+{
+}
+#endif /* CONFIG_BLK_CLAT */
+
+#endif /* _LINUX_BLK_CLAT_H */

@@ -1,0 +1,47 @@
+# SPDX-License-Identifier: GPL-2.0
+# Host-side helpers sourced by the tools/*.sh scripts.  Not executable.
+# shellcheck shell=bash
+
+CACHE=${NVLAT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/nvme-latency}
+TREE=${KSRC:-$CACHE/linux}
+BUILD=${KBUILD_OUT:-$CACHE/build}
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+START_S=$(date +%s)
+
+die() {
+	printf '%s: error: %s\n' "${0##*/}" "$*" >&2
+	exit 1
+}
+
+# step MESSAGE: one progress line with the elapsed time of this script.
+step() {
+	printf '[%4ss] %s\n' "$(($(date +%s) - START_S))" "$*"
+}
+
+need() {
+	local t
+	for t in "$@"; do
+		command -v "$t" >/dev/null 2>&1 ||
+			die "'$t' is missing: run 'make deps' (as root) first"
+	done
+}
+
+# is_kernel DIR: DIR looks like the top of a Linux source tree.
+is_kernel() {
+	[ -f "$1/Makefile" ] && [ -f "$1/Kconfig" ] && [ -d "$1/block" ] &&
+		[ -d "$1/drivers/nvme/host" ]
+}
+
+# tree_clean DIR: no staged, unstaged or untracked-but-not-ignored changes.
+tree_clean() {
+	[ -z "$(git -C "$1" status --porcelain --untracked-files=no)" ] &&
+		! [ -d "$1/.git/rebase-apply" ]
+}
+
+series_patches() {
+	local p
+	while read -r p; do
+		case "$p" in ''|'#'*) continue ;; esac
+		printf '%s/patches/%s\n' "$TOP" "$p"
+	done < "$TOP/series"
+}

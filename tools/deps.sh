@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# make deps: install the Debian packages the project needs (as root), or
+# print the apt-get line to run (as anyone else).
+set -eu
+. "$(dirname "$0")/common.sh"
+
+PKGS="git make gcc flex bison bc libelf-dev libssl-dev dwarves cpio kmod
+ccache python3 python3-docutils perl rsync xz-utils
+qemu-system-x86 busybox-static fio nvme-cli iproute2 jq gnuplot-nox
+sparse coccinelle b4 quilt shellcheck"
+
+missing=
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing="$missing $p"
+done
+[ -n "$missing" ] || exit 0
+if [ "$(id -u)" != 0 ]; then
+	die "missing Debian packages; run: sudo apt-get install -y$missing"
+fi
+step "installing:$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq > /dev/null || die "apt-get update failed"
+# shellcheck disable=SC2086
+apt-get install -y -qq $missing > "$CACHE.deps.log" 2>&1 ||
+	{ tail -n 20 "$CACHE.deps.log" >&2; die "apt-get install failed (log: $CACHE.deps.log)"; }

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# make export: regenerate patches/, series and the copies of the files the
+# series adds (block/, include/, drivers/) from the work tree's commits.
+# make check-sync: fail when patches/, series and those copies disagree
+# (and, if the work tree exists, when its commits differ from patches/).
+set -eu
+. "$(dirname "$0")/common.sh"
+
+BASE_TAG=${BASE_TAG:-nvlat-base}
+COVER="$TOP/tools/cover-letter.txt"
+
+# added_files DIR...: paths the series adds, read from the patches
+added_files() {
+	series_patches | xargs -r grep -h -B3 '^new file mode' |
+		sed -n 's|^diff --git a/\(.*\) b/.*|\1|p' | sort -u
+}
+
+export_series() {
+	local out subject
+	is_kernel "$TREE" || die "no work tree at $TREE: run 'make tree' first"
+	tree_clean "$TREE" || die "$TREE has uncommitted changes: commit them first"
+	[ "$(git -C "$TREE" rev-list --count "$BASE_TAG..HEAD")" -gt 0 ] ||
+		die "$TREE has no commits on $BASE_TAG"
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+	git -C "$TREE" format-patch -q -o "$tmp" --cover-letter --zero-commit \
+		--no-signature --no-base "$BASE_TAG..HEAD"
+	# the cover letter: subject and blurb from tools/cover-letter.txt, date
+	# of the last patch, so that nothing changes from one export to the next
+	out="$tmp/0000-cover-letter.patch"
+	subject=$(head -n 1 "$COVER")
+	python3 - "$out" "$COVER" "$subject" "$(git -C "$TREE" log -1 --format=%aD)" <<'PY'
+import re, sys
+path, cover, subject, date = sys.argv[1:]
+text = open(path).read()
+blurb = open(cover).read().split('\n', 1)[1].strip('\n')
+text = text.replace('*** SUBJECT HERE ***', subject)
+text = text.replace('*** BLURB HERE ***', blurb)
+text = re.sub(r'^Date: .*$', 'Date: ' + date, text, count=1, flags=re.M)
+open(path, 'w').write(text)
+PY
+	rm -f "$TOP"/patches/*.patch
+	mkdir -p "$TOP/patches"
+	cp "$tmp"/*.patch "$TOP/patches/"
+	(cd "$TOP/patches" && ls -1 [0-9]*.patch | grep -v '^0000-cover-letter') > "$TOP/series"
+	# copies of the added files, in kernel-tree paths
+	git -C "$TREE" diff --name-only --diff-filter=A "$BASE_TAG..HEAD" > "$tmp/added"
+	rm -rf "$TOP/block" "$TOP/drivers" "$TOP/include"
+	while read -r f; do
+		mkdir -p "$TOP/$(dirname "$f")"
+		cp "$TREE/$f" "$TOP/$f"
+	done < "$tmp/added"
+	step "exported $(wc -l < "$TOP/series") patches and $(wc -l < "$tmp/added") added files"
+}
+
+check_sync() {
+	local f bad=0
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+	# series names exactly the patches in patches/, cover letter aside
+	(cd "$TOP/patches" && ls -1 [0-9]*.patch | grep -v '^0000-cover-letter') > "$tmp/have"
+	grep -v -e '^#' -e '^$' "$TOP/series" > "$tmp/want" || true
+	if ! cmp -s "$tmp/have" "$tmp/want"; then
+		echo "series and patches/ disagree:"; diff "$tmp/want" "$tmp/have" || true
+		bad=1
+	fi
+	[ -f "$TOP/patches/0000-cover-letter.patch" ] || { echo "no cover letter in patches/"; bad=1; }
+	# the copies equal what the series produces
+	git -C "$tmp" init -q
+	added_files > "$tmp/added"
+	if [ -s "$tmp/added" ]; then
+		args=()
+		while read -r f; do args+=(--include="$f"); done < "$tmp/added"
+		mapfile -t p < <(series_patches)
+		for f in "${p[@]}"; do
+			git -C "$tmp" apply "${args[@]}" "$f" ||
+				{ echo "cannot replay $f"; bad=1; }
+		done
+	fi
+	while read -r f; do
+		cmp -s "$tmp/$f" "$TOP/$f" || { echo "$f differs from what the series adds (run make export)"; bad=1; }
+	done < "$tmp/added"
+	for f in $(cd "$TOP" && find block drivers include -type f 2>/dev/null); do
+		grep -qxF "$f" "$tmp/added" || { echo "$f is not added by the series"; bad=1; }
+	done
+	# the work tree, if there is one, holds what patches/ holds
+	if [ -d "$TREE/.git" ] && git -C "$TREE" rev-parse -q --verify "$BASE_TAG" > /dev/null &&
+		[ "$(git -C "$TREE" rev-list --count "$BASE_TAG..HEAD")" -gt 0 ]; then
+		a=$(git -C "$TREE" log --reverse -p "$BASE_TAG..HEAD" | git patch-id --stable | cut -d' ' -f1)
+		b=$(series_patches | xargs -r cat | git patch-id --stable | cut -d' ' -f1)
+		[ "$a" = "$b" ] || { echo "$TREE has commits that are not in patches/ (run make export)"; bad=1; }
+	fi
+	[ "$bad" = 0 ] || die "patches/, series and the copies are out of sync"
+	step "check-sync: patches/, series and the added files agree"
+}
+
+case "${1:-export}" in
+export) export_series ;;
+check) check_sync ;;
+*) die "usage: $0 [export|check]" ;;
+esac

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# make tree: build (once) a git tree of Debian's linux-source-7.3 in the
+# cache, tag the pristine base, and apply the series with git am.
+# make apply KSRC=DIR: apply the series to any clean kernel git tree.
+set -eu
+. "$(dirname "$0")/common.sh"
+
+PKG=${KPKG:-linux-source-7.3}
+SUITE=${KSUITE:-trixie-backports}
+BASE_TAG=${BASE_TAG:-nvlat-base}
+
+mirror_uri() {
+	local f uri=
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -f "$f" ] || continue
+		uri=$(awk '/^URIs:/ && $2 !~ /security/ { print $2; exit }' "$f")
+		[ -n "$uri" ] && break
+	done
+	if [ -z "$uri" ] && [ -f /etc/apt/sources.list ]; then
+		uri=$(awk '$1 == "deb" && $0 !~ /security/ {
+			for (i = 2; i <= NF; i++) if ($i ~ /:\/\//) { print $i; exit } }' \
+			/etc/apt/sources.list)
+	fi
+	[ -n "$uri" ] || die "no Debian mirror found in /etc/apt; set KDEB=path/to/$PKG.deb"
+	printf '%s\n' "$uri"
+}
+
+fetch_deb() {
+	local deb apt uri
+	deb=$(find "$CACHE/deb" -name "${PKG}_*.deb" 2>/dev/null | head -n 1)
+	if [ -n "${KDEB:-}" ]; then deb=$KDEB; fi
+	if [ -n "$deb" ]; then printf '%s\n' "$deb"; return; fi
+	need apt-get
+	uri=$(mirror_uri)
+	apt="$CACHE/apt"
+	mkdir -p "$apt/lists/partial" "$CACHE/deb"
+	printf 'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] %s %s main\n' \
+		"$uri" "$SUITE" > "$apt/sources.list"
+	set -- -o "Dir::Etc::SourceList=$apt/sources.list" -o Dir::Etc::SourceParts=/dev/null \
+		-o "Dir::State::Lists=$apt/lists" -o Debug::NoLocking=1 -o APT::Sandbox::User=root
+	step "fetching $PKG from $SUITE" >&2
+	apt-get "$@" -qq update >&2 || die "apt-get update of $SUITE failed"
+	(cd "$CACHE/deb" && apt-get "$@" -qq download "$PKG" >&2) ||
+		die "apt-get download $PKG failed (is $SUITE on the mirror?)"
+	find "$CACHE/deb" -name "${PKG}_*.deb" | head -n 1
+}
+
+make_base() {
+	local deb tmp tarball ver
+	deb=$(fetch_deb)
+	ver=$(dpkg-deb -f "$deb" Version)
+	tmp="$CACHE/unpack.$$"
+	rm -rf "$tmp" "$TREE.new"
+	mkdir -p "$tmp" "$TREE.new"
+	step "unpacking $deb"
+	dpkg-deb -x "$deb" "$tmp"
+	tarball=$(find "$tmp/usr/src" -name 'linux-source-*.tar.*' | head -n 1)
+	[ -n "$tarball" ] || die "$deb holds no kernel tarball"
+	tar -xaf "$tarball" -C "$TREE.new" --strip-components=1
+	rm -rf "$tmp"
+	# Debian's packaging block ignores every top-level entry (/*, !/debian/);
+	# drop it so that new files under block/ and drivers/ can be committed.
+	sed -i '/^\/\*$/,$d' "$TREE.new/.gitignore"
+	step "committing the pristine base (about 2 minutes)"
+	git -C "$TREE.new" init -q -b base
+	git -C "$TREE.new" add -A
+	git -C "$TREE.new" -c user.name=base -c user.email=base@localhost \
+		commit -q -m "Linux $(make -s -C "$TREE.new" kernelversion) from Debian $PKG $ver"
+	git -C "$TREE.new" tag "$BASE_TAG"
+	mv "$TREE.new" "$TREE"
+}
+
+# apply_series DIR: git am the series on DIR's HEAD; on failure, abort and
+# leave DIR as it was.
+apply_series() {
+	local dir=$1 head
+	mapfile -t p < <(series_patches)
+	[ "${#p[@]}" -gt 0 ] || { step "series is empty"; return 0; }
+	head=$(git -C "$dir" rev-parse HEAD)
+	if ! git -C "$dir" am -q --no-3way "${p[@]}" > "$CACHE/am.log" 2>&1; then
+		git -C "$dir" am --abort > /dev/null 2>&1 || true
+		git -C "$dir" reset -q --hard "$head"
+		die "series does not apply to $dir at $head: $(grep -m1 -E 'error|failed' "$CACHE/am.log" || echo see "$CACHE/am.log")"
+	fi
+	step "applied ${#p[@]} patches on $(git -C "$dir" describe --always "$head")"
+}
+
+# series_matches DIR: the commits base..HEAD are the series (by patch-id).
+series_matches() {
+	local dir=$1 a b
+	a=$(git -C "$dir" log --reverse -p "$BASE_TAG..HEAD" | git patch-id --stable | cut -d' ' -f1)
+	b=$(series_patches | xargs -r cat | git patch-id --stable | cut -d' ' -f1)
+	[ "$a" = "$b" ]
+}
+
+mkdir -p "$CACHE"
+case "${1:-tree}" in
+tree)
+	if [ -n "${KSRC:-}" ]; then exec "$0" apply; fi
+	[ -d "$TREE/.git" ] || make_base
+	tree_clean "$TREE" || die "$TREE has uncommitted changes: commit or stash them first"
+	if [ "$(git -C "$TREE" rev-parse HEAD)" = "$(git -C "$TREE" rev-parse "$BASE_TAG^{commit}")" ]; then
+		git -C "$TREE" checkout -q -B nvme-latency
+		apply_series "$TREE"
+	elif series_matches "$TREE"; then
+		step "$TREE is up to date with the series"
+	else
+		die "$TREE has commits that differ from patches/: run 'make export' to keep them or 'make reset-tree' to drop them"
+	fi
+	;;
+reset)
+	[ -d "$TREE/.git" ] || exec "$0" tree
+	tree_clean "$TREE" || die "$TREE has uncommitted changes: commit or stash them first"
+	git -C "$TREE" checkout -q -B nvme-latency "$BASE_TAG"
+	apply_series "$TREE"
+	;;
+apply)
+	[ -n "${KSRC:-}" ] || die "apply needs KSRC=<kernel git tree>"
+	[ -d "$KSRC" ] || die "KSRC=$KSRC does not exist"
+	is_kernel "$KSRC" || die "KSRC=$KSRC is not a Linux kernel source tree"
+	git -C "$KSRC" rev-parse --git-dir > /dev/null 2>&1 || die "KSRC=$KSRC is not a git tree (use quilt, see README)"
+	tree_clean "$KSRC" || die "KSRC=$KSRC has uncommitted changes or an am in progress: clean it first"
+	apply_series "$KSRC"
+	;;
+*) die "usage: $0 [tree|reset|apply]" ;;
+esac
