@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Boot the test kernel and run the guest tests (tools/tests/guest) in it.
+#
+#   tools/tests/guest.sh [-k bzImage] [-t timeout_s] [-a 'kernel args'] [-A kvm|tcg] [-q] [PATTERN...]
+#
+# PATTERNs select tests by name (see guest/run-all.sh).  Fails when a test
+# fails, the guest times out or the console shows a kernel splat.
+set -eu
+# shellcheck source-path=SCRIPTDIR source=../common.sh
+. "$(dirname "$0")/../common.sh"
+
+args=()
+tmo=1800
+while getopts 'k:t:a:A:qh' o; do
+	case "$o" in
+	k) args+=(-k "$OPTARG") ;;
+	t) tmo=$OPTARG ;;
+	a) args+=(-a "$OPTARG") ;;
+	A) args+=(-A "$OPTARG") ;;
+	q) args+=(-q) ;;
+	*) sed -n '3,/^set -eu/{/^set/d;s/^# \{0,1\}//;p}' "$0" >&2; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+
+initrd=$("$TOP/tools/vm/initramfs.sh")
+rundir=$CACHE/runs/$(date +%Y%m%d-%H%M%S)-guest-$$
+rc=0
+"$TOP/tools/vm/run.sh" "${args[@]}" -i "$initrd" -t "$tmo" -r "$rundir" -- \
+	"$TOP/tools/tests/guest/run-all.sh" "$@" || rc=$?
+src=0
+"$TOP/tools/vm/scan-console.sh" "$rundir/console.log" || src=$?
+summary=$(cat "$rundir/summary" 2>/dev/null || echo "no summary from the guest")
+step "guest tests: $summary (exit $rc; results in $rundir)"
+[ "$rc" = 0 ] || exit "$rc"
+[ "$src" = 0 ] || exit 1

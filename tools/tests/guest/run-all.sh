@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Run the guest tests (NN-*.sh next to this file) in order inside the test
+# VM and aggregate their TAP output as subtests.
+#
+#   run-all.sh [PATTERN...]    # only tests whose name contains a PATTERN
+#
+# Each test gets NVLAT_TEST_TIMEOUT seconds (default 600).  The last line
+# is "N passed, N failed", counting individual test points; a test file
+# that exits non-zero, bails out or misses its plan counts as one more
+# failure.  Results also go to $NVLAT_WORK/results.tap and summary.
+set -u
+
+dir=$(cd "$(dirname "$0")" && pwd)
+tmo=${NVLAT_TEST_TIMEOUT:-600}
+out=${NVLAT_WORK:-/tmp}
+tap=$out/results.tap
+: > "$tap"
+
+tests=()
+for t in "$dir"/[0-9][0-9]-*.sh; do
+	n=$(basename "$t" .sh)
+	if [ $# -gt 0 ]; then
+		m=
+		for p in "$@"; do
+			case "$n" in *"$p"*) m=1 ;; esac
+		done
+		[ -n "$m" ] || continue
+	fi
+	tests+=("$t")
+done
+
+emit() { printf '%s\n' "$*" | tee -a "$tap"; }
+
+emit "TAP version 14"
+emit "1..${#tests[@]}"
+passed=0 failed=0 skipped=0 files_failed=0 i=0
+for t in "${tests[@]}"; do
+	i=$((i + 1))
+	n=$(basename "$t" .sh)
+	log=$out/$n.tap
+	emit "# Subtest: $n"
+	start=$(date +%s)
+	timeout -k 10 "$tmo" bash "$t" > "$log" 2>&1 &
+	pid=$!
+	# Stream the output while it runs, indented as a subtest.
+	tail -n +1 -f --pid="$pid" "$log" 2>/dev/null | sed -u 's/^/    /' | tee -a "$tap" &
+	tpid=$!
+	rc=0
+	wait "$pid" || rc=$?
+	wait "$tpid"
+	secs=$(($(date +%s) - start))
+	p=$(grep -c '^ok ' "$log")
+	f=$(grep -c '^not ok ' "$log")
+	s=$(grep -c '^ok .*# SKIP' "$log")
+	plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$log" | head -n 1)
+	why=
+	[ "$rc" = 0 ] || why="exit status $rc"
+	[ "$rc" != 124 ] || why="timed out after ${tmo}s"
+	grep -q '^Bail out!' "$log" && why="bailed out"
+	[ -n "$plan" ] && [ "$plan" = $((p + f)) ] || why="${why:+$why, }ran $((p + f)) of ${plan:-?} planned"
+	if [ "$f" -gt 0 ] && [ -z "$why" ]; then
+		why="$f failed"
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+	skipped=$((skipped + s))
+	if [ -n "$why" ]; then
+		[ "$f" -gt 0 ] && [ "$why" = "$f failed" ] || failed=$((failed + 1))
+		files_failed=$((files_failed + 1))
+		emit "not ok $i - $n # $why (${secs}s)"
+	else
+		emit "ok $i - $n # ${secs}s"
+	fi
+done
+emit "# ${#tests[@]} test files, $files_failed failed, $skipped test points skipped"
+emit "$passed passed, $failed failed" | tee "$out/summary"
+[ "$failed" = 0 ] && [ "$files_failed" = 0 ]
