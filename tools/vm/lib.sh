@@ -116,8 +116,9 @@ tap_done() {
 # nvlat_calc EXPR: awk arithmetic, printed with up to 3 decimals.
 nvlat_calc() { awk "BEGIN { printf \"%.3f\n\", $1 }"; }
 
-# nvlat_cmp A OP B: numeric comparison of decimals (OP: < <= > >= ==).
-nvlat_cmp() { awk -v a="$1" -v b="$3" "BEGIN { exit !(a $2 b) }"; }
+# nvlat_cmp A OP B: numeric comparison of two numbers (OP: < <= > >= ==);
+# use nvlat_calc for expressions.
+nvlat_cmp() { awk -v a="$1" -v b="$3" "BEGIN { exit !(a + 0 $2 b + 0) }"; }
 
 # --- target -----------------------------------------------------------------
 

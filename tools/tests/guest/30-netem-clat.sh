@@ -43,6 +43,6 @@ nvlat_netem_del "$port"
 runtime=$(((runtime + 1) / 2))
 run undelayed
 fast=$(nvlat_fio_clat_mean_us "$tmp/undelayed.json" read)
-nvlat_cmp "$fast" '<' "$base + 2000"
+nvlat_cmp "$fast" '<' "$(nvlat_calc "$base + 2000")"
 tap_result $? "without netem mean clat is back near base ($(printf %.0f "$fast") us)"
 tap_done
