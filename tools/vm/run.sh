@@ -98,12 +98,15 @@ step "booting ${kernel/#$HOME/\~} (${accel[1]}, timeout ${tmo}s), run dir $rundi
 timeout -k 10 "$tmo" "${qemu[@]}" < /dev/null > "$log" 2>&1 &
 qpid=$!
 tpid=
+# Background jobs ignore SIGINT: stop the guest ourselves on ^C or kill.
+trap 'kill "$qpid" 2>/dev/null; echo "run.sh: interrupted, qemu stopped (see $log)" >&2; exit 130' INT TERM HUP
 if [ -z "$quiet" ]; then
 	tail -n +1 -f --pid="$qpid" "$log" &
 	tpid=$!
 fi
 qrc=0
 wait "$qpid" || qrc=$?
+trap - INT TERM HUP
 [ -z "$tpid" ] || wait "$tpid" || true
 
 if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
