@@ -2,22 +2,27 @@
 # SPDX-License-Identifier: GPL-2.0
 # Boot the test kernel and run the guest tests (tools/tests/guest) in it.
 #
-#   tools/tests/guest.sh [-k bzImage] [-t timeout_s] [-a 'kernel args'] [-A kvm|tcg] [-q] [PATTERN...]
+#   tools/tests/guest.sh [-k bzImage] [-t timeout_s] [-a 'kernel args'] [-A kvm|tcg]
+#                        [-K] [-q] [PATTERN...]
 #
 # PATTERNs select tests by name (see guest/run-all.sh).  Fails when a test
-# fails, the guest times out or the console shows a kernel splat.
+# fails, the guest times out or the console shows a kernel splat or a
+# failed KUnit suite (-K: report KUnit failures but do not fail).  -q does
+# not stream the console.
 set -eu
 # shellcheck source-path=SCRIPTDIR source=../common.sh
 . "$(dirname "$0")/../common.sh"
 
 args=()
+scan=()
 tmo=1800
-while getopts 'k:t:a:A:qh' o; do
+while getopts 'k:t:a:A:Kqh' o; do
 	case "$o" in
 	k) args+=(-k "$OPTARG") ;;
 	t) tmo=$OPTARG ;;
 	a) args+=(-a "$OPTARG") ;;
 	A) args+=(-A "$OPTARG") ;;
+	K) scan+=(-K) ;;
 	q) args+=(-q) ;;
 	*) sed -n '3,/^set -eu/{/^set/d;s/^# \{0,1\}//;p}' "$0" >&2; exit 2 ;;
 	esac
@@ -30,7 +35,7 @@ rc=0
 "$TOP/tools/vm/run.sh" "${args[@]}" -i "$initrd" -t "$tmo" -r "$rundir" -- \
 	"$TOP/tools/tests/guest/run-all.sh" "$@" || rc=$?
 src=0
-"$TOP/tools/vm/scan-console.sh" "$rundir/console.log" || src=$?
+"$TOP/tools/vm/scan-console.sh" "${scan[@]}" "$rundir/console.log" || src=$?
 summary=$(cat "$rundir/summary" 2>/dev/null || echo "no summary from the guest")
 step "guest tests: $summary (exit $rc; results in $rundir)"
 [ "$rc" = 0 ] || exit "$rc"
