@@ -282,10 +282,13 @@ nvlat_paths_ready() {
 }
 
 # nvlat_setup TRANSPORT...: backend, subsystem, one port and one connected
-# path per argument (port ids 1..N in order); waits for the head.
+# path per argument (port ids 1..N in order); waits for the head.  Removes
+# what an earlier, killed test may have left behind first.
 nvlat_setup() {
 	local id=0 t
 	[ $# -gt 0 ] || set -- loop tcp
+	# Leftovers of a test that was killed before its teardown.
+	nvlat_teardown > /dev/null 2>&1
 	mkdir -p "$NVLAT_STATE"
 	: > "$NVLAT_STATE/paths"
 	nvlat_backend_create || return
