@@ -151,11 +151,11 @@ static void blk_clat_test_reprobe_bound(struct kunit *test)
 	 * The bound the documentation states: a path that stops getting
 	 * I/O is stale after STALE_WINDOWS windows, is probed once per
 	 * window from then on, and its estimate is folded again once
-	 * MIN_SAMPLES probes have completed: at most 500 ms with the
+	 * MIN_SAMPLES probes have completed: at most 350 ms with the
 	 * defaults (plus the probes' own latency).
 	 */
 	KUNIT_EXPECT_LE(test, (STALE_WINDOWS + MIN_SAMPLES + 1) * WIN_NS,
-			500 * NSEC_PER_MSEC);
+			350 * NSEC_PER_MSEC);
 	/* and the fold that ends it weighs the new mean at least 40% */
 	KUNIT_EXPECT_GE(test, blk_clat_ewma_fold(1, 1001, WEIGHT, MIN_SAMPLES),
 			401ULL);

@@ -332,9 +332,9 @@ static bool blk_clat_fold(struct blk_clat *clat, u64 now_ns)
 
 	inflight = blk_clat_inflight_mean(busy_ns - clat->busy_seen_ns,
 					  now_ns - clat->window_start_ns);
-	clat->inflight = clat->inflight ?
-		blk_clat_ewma_fold(clat->inflight, inflight, weight, 1) :
-		inflight;
+	WRITE_ONCE(clat->inflight, clat->inflight ?
+		   blk_clat_ewma_fold(clat->inflight, inflight, weight, 1) :
+		   inflight);
 	clat->busy_seen_ns = busy_ns;
 	clat->window_start_ns = now_ns;
 
@@ -391,6 +391,7 @@ void blk_clat_read(const struct blk_clat *clat, int node, bool write,
 
 	est->lat_ns = READ_ONCE(b->lat_ns);
 	est->lat_per_inflight_ns = READ_ONCE(b->per_inflight_ns);
+	est->inflight_mean = READ_ONCE(clat->inflight);
 	est->win_jiffies = READ_ONCE(clat->win_jiffies);
 	est->stale = !est->lat_ns ||
 		time_after(jiffies, READ_ONCE(b->folded_jiffies) +
@@ -420,7 +421,7 @@ void blk_clat_reset(struct blk_clat *clat)
 		WRITE_ONCE(b->per_inflight_ns, 0);
 		b->last_nr = 0;
 	}
-	clat->inflight = 0;
+	WRITE_ONCE(clat->inflight, 0);
 	spin_unlock_bh(&clat->lock);
 }
 EXPORT_SYMBOL_GPL(blk_clat_reset);

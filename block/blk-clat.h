@@ -6,6 +6,7 @@
 #ifndef BLK_CLAT_INTERNAL_H
 #define BLK_CLAT_INTERNAL_H
 
+#include <linux/blk-clat.h>
 #include <linux/time64.h>
 #include <linux/types.h>
 
@@ -17,7 +18,7 @@ enum {
 	BLK_CLAT_NR_CLASSES	= 5,
 
 	/* EWMA weights and in-flight means are fixed point, 1.0 == 1024 */
-	BLK_CLAT_FIXED_SHIFT	= 10,
+	BLK_CLAT_FIXED_SHIFT	= BLK_CLAT_INFLIGHT_SHIFT,
 	BLK_CLAT_FIXED_ONE	= 1 << BLK_CLAT_FIXED_SHIFT,
 
 	/* after this many silent windows an old estimate has no weight */
@@ -28,13 +29,14 @@ enum {
 };
 
 /*
- * Defaults.  A latency step shows up as 90% of the step after 18 windows
- * (0.9 s); a bucket without min_samples samples for 4 windows (200 ms) is
- * stale and probed once per window.
+ * Defaults.  A latency step shows up as 90% of the step after 9 windows
+ * (0.45 s), which leaves room for the probes of a path that carries no
+ * other I/O to catch up within 1 s; a bucket not folded for 4 windows
+ * (200 ms) is stale and probed once per window, and 2 probes refresh it.
  */
 #define BLK_CLAT_DEF_WIN_NSEC		(50 * NSEC_PER_MSEC)
-#define BLK_CLAT_DEF_EWMA_WEIGHT	(BLK_CLAT_FIXED_ONE / 8)
-#define BLK_CLAT_DEF_MIN_SAMPLES	4
+#define BLK_CLAT_DEF_EWMA_WEIGHT	(BLK_CLAT_FIXED_ONE / 4)
+#define BLK_CLAT_DEF_MIN_SAMPLES	2
 #define BLK_CLAT_DEF_STALE_WINDOWS	4
 
 /**

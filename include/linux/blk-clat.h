@@ -12,6 +12,9 @@
 struct gendisk;
 struct blk_clat;
 
+/* fixed point of blk_clat_estimate.inflight_mean */
+#define BLK_CLAT_INFLIGHT_SHIFT	10
+
 /**
  * struct blk_clat_estimate - one decayed estimate as seen by a path selector
  * @lat_ns: decayed mean completion latency in nanoseconds; 0 means that
@@ -20,6 +23,8 @@ struct blk_clat;
  *	flight on the queue during the measurement + 1), in nanoseconds.
  *	Multiplied by (current in-flight count + 1) it scales the estimate to
  *	the queue's present load relative to the load it was measured at.
+ * @inflight_mean: mean number of requests in flight on the queue during
+ *	the measurement, in 1/2^BLK_CLAT_INFLIGHT_SHIFT requests.
  * @win_jiffies: the estimator's window; a stale queue needs about one
  *	probe per window to get a fresh estimate.
  * @stale: no estimate, or fewer than the minimum number of samples for
@@ -28,6 +33,7 @@ struct blk_clat;
 struct blk_clat_estimate {
 	u64 lat_ns;
 	u64 lat_per_inflight_ns;
+	u32 inflight_mean;
 	unsigned long win_jiffies;
 	bool stale;
 };
@@ -54,6 +60,7 @@ static inline void blk_clat_read(const struct blk_clat *clat, int node,
 {
 	est->lat_ns = 0;
 	est->lat_per_inflight_ns = 0;
+	est->inflight_mean = 0;
 	est->win_jiffies = 0;
 	est->stale = true;
 }

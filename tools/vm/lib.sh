@@ -499,8 +499,12 @@ nvlat_fio() {
 		nvlat_err "fio failed: $*"
 }
 
+# nvlat_fio_json OUT: the JSON document of a fio output file, without the
+# warnings fio may print before it.
+nvlat_fio_json() { sed -n '/^{/,$p' "$1"; }
+
 # nvlat_fio_get OUT JQ-PATH: value from the first job, e.g. '.read.iops'.
-nvlat_fio_get() { jq -r ".jobs[0]$2" "$1"; }
+nvlat_fio_get() { nvlat_fio_json "$1" | jq -r ".jobs[0]$2"; }
 
 # nvlat_fio_clat_mean_us OUT read|write
 nvlat_fio_clat_mean_us() { jq -r ".jobs[0].$2.clat_ns.mean / 1000" "$1"; }
@@ -528,4 +532,70 @@ nvlat_tmpdir() {
 	local d
 	d=${NVLAT_WORK:-/tmp}/scratch
 	mkdir -p "$d" && mktemp -d "$d/${1:-t}.XXXX"
+}
+
+# --- latency iopolicy: estimator and fast sampling -----------------------------
+
+# nvlat_clat_dir ID: debugfs directory of the completion latency estimator
+# (rqos/clat) of the path through port ID.
+nvlat_clat_dir() {
+	local d
+	d=$(nvlat_path_disk "$1") || return
+	echo "/sys/kernel/debug/block/$d/rqos/clat"
+}
+
+# nvlat_clat_attached ID: the path through port ID has an estimator.
+nvlat_clat_attached() { [ -e "$(nvlat_clat_dir "$1")/estimates" ]; }
+
+# nvlat_clat_est_ns ID [read|write] [4k|16k|64k|256k|large]: the freshest
+# estimate in ns of that direction and size class (of any node); fails
+# while there is none.
+nvlat_clat_est_ns() {
+	awk -v dir="${2:-read}" -v cls="${3:-4k}" '
+		$2 == dir && $3 == cls && $4 > 0 && (best == "" || $8 < age) { best = $4; age = $8 }
+		END { if (best == "") exit 1; print best }' "$(nvlat_clat_dir "$1")/estimates"
+}
+
+# nvlat_stat_disks: set NVLAT_DISKS to the path disks in port order.
+nvlat_stat_disks() {
+	local id
+	NVLAT_DISKS=()
+	for id in $(nvlat_path_ids); do
+		NVLAT_DISKS+=("$(nvlat_path_disk "$id")") || return
+	done
+}
+
+# nvlat_sample_ios OUT SECONDS INTERVAL: every INTERVAL seconds for SECONDS,
+# append "TIME_S IOS_1 IOS_2 ... SECTORS_1 SECTORS_2 ..." (completed reads
+# + writes and sectors per path, in port order) to OUT.  Uses no
+# subprocess per sample, so that sampling does not steal the CPU from the
+# I/O under TCG.  Call nvlat_stat_disks first.
+nvlat_sample_ios() {
+	local out=$1 end d a c e g ios secs t0 now
+	t0=${EPOCHREALTIME/[.,]/}
+	end=$((t0 + ${2%.*} * 1000000))
+	while :; do
+		now=${EPOCHREALTIME/[.,]/}
+		[ "$now" -le "$end" ] || break
+		ios='' secs=''
+		for d in "${NVLAT_DISKS[@]}"; do
+			read -r a _ c _ e _ g _ < "/sys/block/$d/stat"
+			ios="$ios $((a + e))"
+			secs="$secs $((c + g))"
+		done
+		printf '%d.%06d%s%s\n' $(((now - t0) / 1000000)) $(((now - t0) % 1000000)) \
+			"$ios" "$secs" >> "$out"
+		sleep "$3"
+	done
+}
+
+# nvlat_share_between SAMPLES FROM TO COL: share in % of path COL (1-based,
+# port order) among the I/Os completed between times FROM and TO (seconds
+# since the start of sampling).
+nvlat_share_between() {
+	awk -v from="$2" -v to="$3" -v col="$4" -v n="${#NVLAT_DISKS[@]}" '
+		$1 >= from && !s { for (i = 1; i <= n; i++) b[i] = $(i + 1); s = 1 }
+		$1 <= to { for (i = 1; i <= n; i++) e[i] = $(i + 1) }
+		END { for (i = 1; i <= n; i++) t += e[i] - b[i]
+			printf "%.1f\n", t ? 100 * (e[col] - b[col]) / t : 0 }' "$1"
 }
