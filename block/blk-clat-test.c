@@ -266,6 +266,7 @@ static struct kunit_suite blk_clat_test_suite = {
 	.name = "blk-clat",
 	.test_cases = blk_clat_test_cases,
 };
+
 kunit_test_suite(blk_clat_test_suite);
 
 MODULE_DESCRIPTION("KUnit tests for the block completion latency estimator");

@@ -2,6 +2,7 @@
 # Host-side helpers sourced by the tools/*.sh scripts.  Not executable.
 # shellcheck shell=bash
 
+# shellcheck disable=SC2034 # used by the scripts that source this file
 CACHE=${NVLAT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/nvme-latency}
 TREE=${KSRC:-$CACHE/linux}
 BUILD=${KBUILD_OUT:-$CACHE/build}

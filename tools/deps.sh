@@ -3,10 +3,11 @@
 # make deps: install the Debian packages the project needs (as root), or
 # print the apt-get line to run (as anyone else).
 set -eu
+# shellcheck source=common.sh
 . "$(dirname "$0")/common.sh"
 
 PKGS="git make gcc flex bison bc libelf-dev libssl-dev dwarves cpio kmod
-ccache python3 python3-docutils perl rsync xz-utils
+ccache python3 python3-docutils python3-ply python3-git perl rsync xz-utils
 qemu-system-x86 busybox-static fio nvme-cli iproute2 jq gnuplot-nox
 sparse coccinelle b4 quilt shellcheck"
 

@@ -5,10 +5,19 @@
 # make check-sync: fail when patches/, series and those copies disagree
 # (and, if the work tree exists, when its commits differ from patches/).
 set -eu
+# shellcheck source=common.sh
 . "$(dirname "$0")/common.sh"
 
 BASE_TAG=${BASE_TAG:-nvlat-base}
 COVER="$TOP/tools/cover-letter.txt"
+
+# list_patches: the patch files in patches/, cover letter aside, in order
+list_patches() {
+	local f
+	for f in "$TOP"/patches/[0-9]*.patch; do
+		case "${f##*/}" in 0000-cover-letter.patch) ;; *) echo "${f##*/}" ;; esac
+	done
+}
 
 # added_files DIR...: paths the series adds, read from the patches
 added_files() {
@@ -30,11 +39,19 @@ export_series() {
 	# of the last patch, so that nothing changes from one export to the next
 	out="$tmp/0000-cover-letter.patch"
 	subject=$(head -n 1 "$COVER")
-	python3 - "$out" "$COVER" "$subject" "$(git -C "$TREE" log -1 --format=%aD)" <<'PY'
-import re, sys
-path, cover, subject, date = sys.argv[1:]
+	python3 - "$out" "$COVER" "$subject" "$(git -C "$TREE" log -1 --format=%aD)" \
+		"$TOP/docs/benchmarks.md" <<'PY'
+import os, re, sys
+path, cover, subject, date, bench = sys.argv[1:]
 text = open(path).read()
 blurb = open(cover).read().split('\n', 1)[1].strip('\n')
+# the numbers: the block of docs/benchmarks.md between the cover markers
+numbers = '(docs/benchmarks.md has not been generated yet: make bench)'
+if os.path.exists(bench):
+    m = re.search(r'<!-- cover-begin -->\n(.*?)<!-- cover-end -->', open(bench).read(), re.S)
+    if m:
+        numbers = m.group(1).strip('\n')
+blurb = blurb.replace('@BENCH@', numbers)
 text = text.replace('*** SUBJECT HERE ***', subject)
 text = text.replace('*** BLURB HERE ***', blurb)
 text = re.sub(r'^Date: .*$', 'Date: ' + date, text, count=1, flags=re.M)
@@ -43,7 +60,7 @@ PY
 	rm -f "$TOP"/patches/*.patch
 	mkdir -p "$TOP/patches"
 	cp "$tmp"/*.patch "$TOP/patches/"
-	(cd "$TOP/patches" && ls -1 [0-9]*.patch | grep -v '^0000-cover-letter') > "$TOP/series"
+	list_patches > "$TOP/series"
 	# copies of the added files, in kernel-tree paths
 	git -C "$TREE" diff --name-only --diff-filter=A "$BASE_TAG..HEAD" > "$tmp/added"
 	rm -rf "$TOP/block" "$TOP/drivers" "$TOP/include"
@@ -59,7 +76,7 @@ check_sync() {
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
 	# series names exactly the patches in patches/, cover letter aside
-	(cd "$TOP/patches" && ls -1 [0-9]*.patch | grep -v '^0000-cover-letter') > "$tmp/have"
+	list_patches > "$tmp/have"
 	grep -v -e '^#' -e '^$' "$TOP/series" > "$tmp/want" || true
 	if ! cmp -s "$tmp/have" "$tmp/want"; then
 		echo "series and patches/ disagree:"; diff "$tmp/want" "$tmp/have" || true

@@ -8,6 +8,7 @@
 # OUT defaults to $CACHE/build.  Extra fragments are merged after ours (the
 # debug kernel and the option-off build use them).
 set -eu
+# shellcheck source=common.sh
 . "$(dirname "$0")/common.sh"
 
 out=${1:-$BUILD}

@@ -10,6 +10,7 @@
 #   5. check              tools/check.sh (checkpatch, W=1, sparse, ...)
 #   6. boot: KUnit suites (parsed by kunit.py) and the guest tests
 set -u
+# shellcheck source=common.sh
 . "$(dirname "$0")/common.sh"
 
 n=0 passed=0 failed=0

@@ -4,6 +4,7 @@
 # cache, tag the pristine base, and apply the series with git am.
 # make apply KSRC=DIR: apply the series to any clean kernel git tree.
 set -eu
+# shellcheck source=common.sh
 . "$(dirname "$0")/common.sh"
 
 PKG=${KPKG:-linux-source-7.3}

@@ -7,7 +7,7 @@ set -u
 # shellcheck source-path=SCRIPTDIR source=../../vm/lib.sh
 . "$(dirname "$0")/../../vm/lib.sh"
 
-tap_plan 5
+tap_plan 4
 nvlat_setup tcp tcp || tap_bail "setup failed"
 trap nvlat_teardown EXIT
 tmp=$(nvlat_tmpdir adapt)
@@ -36,8 +36,7 @@ tap_result $? "fio completed without errors"
 wait "$smp"
 
 before=$(nvlat_share_between "$tmp/samples" "$(nvlat_calc "$move - 2.5")" "$(nvlat_calc "$move - 0.5")" 1)
-nvlat_cmp "$before" '>=' 75
-tap_result $? "precondition: in the 2 s before the move >= 75% on path 1 ($before%)"
+tap_diag "in the 2 s before the move path 1 carried $before% of the I/O"
 # the first time after the move from which the next second has >= 90% of
 # its I/O on path 2
 t90=$(awk -v m="$move" '$1 >= m { t[n] = $1; a[n] = $2; b[n] = $3; n++ }

@@ -18,7 +18,7 @@ nvlat_setup tcp tcp || tap_bail "setup failed"
 trap nvlat_teardown EXIT
 tmp=$(nvlat_tmpdir sym)
 job=(--filename="/dev/$NVLAT_HEAD" --rw=randread --iodepth=8 --numjobs=2
-	--cpus_allowed=0,1 --cpus_allowed_policy=split --runtime="$runtime")
+	"--cpus_allowed=0,1" --cpus_allowed_policy=split --runtime="$runtime")
 
 nvlat_iopolicy_set queue-depth
 tap_ok "fio under queue-depth" nvlat_fio "$tmp/qd.json" "${job[@]}"
