@@ -79,7 +79,10 @@ kvm) accel=(-accel kvm -cpu host) ;;
 tcg) accel=(-accel tcg) ;;
 *) die "-A wants kvm or tcg, not '$acc'" ;;
 esac
-append="console=ttyS0 numa=fake=2 null_blk.nr_devices=0"
+# tsc=reliable: under TCG the TSCs fail the boot-time sync check and the
+# guest falls back to refined-jiffies, which makes every latency a multiple
+# of 4 ms and rounds netem delays to jiffies.
+append="console=ttyS0 numa=fake=2 null_blk.nr_devices=0 tsc=reliable"
 append="$append nvlat.cmd=$rundir/guest-cmd.sh nvlat.work=$rundir$extra"
 # Without ACPI the guest finds CPUs in the MP table, where SeaBIOS lists
 # one CPU per socket.
