@@ -36,6 +36,7 @@
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/slab.h>
+#include <linux/string_choices.h>
 #include <linux/timer.h>
 #include <kunit/visibility.h>
 
@@ -514,7 +515,7 @@ static int blk_clat_estimates_show(void *data, struct seq_file *m)
 			continue;
 		seq_printf(m, "%u %s %s %llu %llu %llu %llu %llu %d\n",
 			   i / (BLK_CLAT_NR_CLASSES * BLK_CLAT_NR_DIRS),
-			   dir ? "write" : "read", blk_clat_class_names[class],
+			   str_write_read(dir), blk_clat_class_names[class],
 			   b->lat_ns, b->per_inflight_ns, b->seen_nr, b->last_nr,
 			   div_u64(now - b->folded_ns, NSEC_PER_MSEC), stale);
 	}

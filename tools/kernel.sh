@@ -38,13 +38,16 @@ if [ ! -f "$out/.config" ] || [ "$(cat "$out/.nvlat-frag" 2>/dev/null)" != "$cfg
 fi
 
 # Every option we ask for must survive olddefconfig (later fragments win),
-# except the series' own options on a tree without the series.
-has_series=$(grep -qs 'config BLK_CLAT$' "$TREE/block/Kconfig" && echo y || echo n)
+# except options this tree does not define (the series' own options on the
+# base tree or on a patch before the one that adds them).
+known=$(find "$TREE" -name 'Kconfig*' -not -path '*/.git/*' -print0 |
+	xargs -0 sed -n 's/^[[:space:]]*\(menu\)\{0,1\}config[[:space:]]\{1,\}\([A-Z0-9_]*\).*/CONFIG_\2/p' |
+	sort -u)
 bad=$(sed -n -e 's/^\(CONFIG_[A-Z0-9_]*\)=\(.*\)/\1 \2/p' \
 	-e 's/^# \(CONFIG_[A-Z0-9_]*\) is not set/\1 n/p' "${frags[@]}" |
-	awk '{ v[$1] = $2; if (!($1 in o)) o[$1] = n++ } END { for (k in v) print k, v[k] }' |
+	awk '{ v[$1] = $2 } END { for (k in v) print k, v[k] }' |
 	while read -r opt val; do
-		case "$opt" in CONFIG_BLK_CLAT*) [ "$has_series" = y ] || continue ;; esac
+		grep -qxF "$opt" <<< "$known" || continue
 		if [ "$val" = n ]; then
 			! grep -qE "^$opt=[ym]" "$out/.config" || printf ' %s=n' "$opt"
 		else
