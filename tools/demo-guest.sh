@@ -30,7 +30,9 @@ for p in numa round-robin queue-depth latency; do
 done
 [ ${#pols[@]} -gt 0 ] || fail "no iopolicy accepted"
 printf '%s\n' "${pols[@]}" > "$out/policies"
-progress "paths: loop + tcp (+5 ms round trip) on /dev/$NVLAT_HEAD; policies: ${pols[*]}"
+cs=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)
+progress "paths: loop + tcp (+5 ms round trip) on /dev/$NVLAT_HEAD; policies: ${pols[*]}; clocksource $cs"
+case "$cs" in *jiffies*) progress "WARNING: jiffies clocksource, latencies come in 4 ms steps" ;; esac
 
 export FILENAME=/dev/$NVLAT_HEAD
 for ph in seqwrite randwrite seqread randread; do

@@ -8,13 +8,12 @@
 #   tools/demo.sh [-t guest_timeout_s]
 #
 # Environment: RUNTIME (s per phase, default 8), SIZE (256m), NUMJOBS (2).
-# Results stay in $CACHE/runs/<timestamp>-demo-<pid>/demo.  The guest boots
-# with tsc=reliable: otherwise its clocksource is refined-jiffies (the TCG
-# TSCs fail the boot-time sync check), fio latencies come in 4 ms steps and
-# netem delays are rounded to jiffies.
+# Results stay in $CACHE/runs/<timestamp>-demo-<pid>/demo.
 set -eu
 # shellcheck source-path=SCRIPTDIR source=common.sh
 . "$(dirname "$0")/common.sh"
+# shellcheck source-path=SCRIPTDIR source=bench/common.sh
+. "$TOP/tools/bench/common.sh"
 
 tmo=540
 while getopts 't:h' o; do
@@ -29,30 +28,19 @@ need jq awk qemu-system-x86_64 fio
 rundir=$CACHE/runs/$(date +%Y%m%d-%H%M%S)-demo-$$
 out=$rundir/demo
 mkdir -p "$out"
+# our own copy: other jobs (make check) rebuild $BUILD at other revisions
+cp "$BUILD/arch/x86/boot/bzImage" "$rundir/bzImage"
 : > "$out/progress"
-
-# follow FILE: print each new line of FILE as a progress step.
-follow() {
-	local seen=0 n
-	while :; do
-		n=$(wc -l < "$1")
-		if [ "$n" -gt "$seen" ]; then
-			sed -n "$((seen + 1)),${n}p" "$1" | while IFS= read -r l; do
-				step "guest: $l"
-			done
-			seen=$n
-		fi
-		[ -e "$1.stop" ] && break
-		sleep 1
-	done
-}
 
 step "demo: tiobench (RUNTIME=${RUNTIME:-8}s per phase) on loop + tcp(+5 ms), every iopolicy"
 follow "$out/progress" &
 fpid=$!
 rc=0
-SIZE=${SIZE:-256m} RUNTIME=${RUNTIME:-8} NUMJOBS=${NUMJOBS:-2} \
-	"$TOP/tools/vm/run.sh" -q -a tsc=reliable -t "$tmo" -r "$rundir" -- "$TOP/tools/demo-guest.sh" || rc=$?
+# the guest does not inherit our environment: pass it on the command
+# shellcheck disable=SC2046 # clock_args is one option and its value
+"$TOP/tools/vm/run.sh" -q $(clock_args) -k "$rundir/bzImage" -t "$tmo" -r "$rundir" -- \
+	env SIZE="${SIZE:-256m}" RUNTIME="${RUNTIME:-8}" NUMJOBS="${NUMJOBS:-2}" \
+	"$TOP/tools/demo-guest.sh" || rc=$?
 touch "$out/progress.stop"
 wait "$fpid" || true
 [ "$rc" = 0 ] || die "guest failed (exit $rc); see $rundir/console.log"
@@ -112,4 +100,6 @@ awk -F'\t' '
 		}
 		print s
 	}' "$rows"
+grep -qx latency "$out/policies" ||
+	die "the test kernel does not offer the latency iopolicy (run 'make kernel')"
 step "demo done; fio JSON in $out"

@@ -1,0 +1,42 @@
+# SPDX-License-Identifier: GPL-2.0
+# Median, minimum and maximum over the rounds of every column of the runs
+# table that tools/bench/extract.sh prints; one output line per scenario,
+# policy and column: "scenario policy column median min max n".
+# (mawk: no asort, so a small insertion sort.)
+
+BEGIN {
+	FS = OFS = "\t"
+	split("iops mib p50 p99 p999 cpu_us share1 share2 bshare1 bshare2 " \
+		"large_mib large_p50 large_p99 large_p999 t90 t90 errors", col, " ")
+}
+
+{
+	k = $1 SUBSEP $3
+	if (!(k in seen)) { seen[k] = 1; order[++nk] = k }
+	for (i = 4; i <= NF && i - 3 in col; i++) {
+		if ($i == "") continue
+		c = k SUBSEP col[i - 3]
+		if (!(c in nv)) { nv[c] = 0; cols[k] = cols[k] " " col[i - 3] }
+		v[c, ++nv[c]] = $i + 0
+	}
+}
+
+END {
+	for (o = 1; o <= nk; o++) {
+		k = order[o]
+		split(k, sp, SUBSEP)
+		nc = split(cols[k], cl, " ")
+		for (q = 1; q <= nc; q++) {
+			c = k SUBSEP cl[q]
+			n = nv[c]
+			for (i = 1; i <= n; i++) a[i] = v[c, i]
+			for (i = 2; i <= n; i++) {
+				x = a[i]
+				for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]
+				a[j + 1] = x
+			}
+			med = n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+			print sp[1], sp[2], cl[q], med, a[1], a[n], n
+		}
+	}
+}

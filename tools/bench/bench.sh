@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The policy comparison behind docs/benchmarks.md: boot the test kernel
+# once and run every scenario under numa, round-robin, queue-depth, latency
+# and the oracle (only the best path usable), interleaved, for 3 rounds
+# (tools/bench/guest.sh); then tools/bench/report.sh writes
+# docs/benchmarks.md and its plots.
+#
+#   tools/bench/bench.sh [--quick] [--rounds N] [--runtime S] [--scenarios 'A B']
+#                        [--base-kernel BZIMAGE] [--no-docs] [--out DIR]
+#
+# --quick: 1 round, 4 s runs, shifting in 5 s steps.  --scenarios: a subset
+# (for development; the report then covers only those).  --base-kernel: also
+# boot that (unpatched) kernel and run the overhead scenario under numa.
+# Results (every fio JSON) stay in $CACHE/bench/<timestamp> unless --out.
+set -eu
+# shellcheck source-path=SCRIPTDIR source=../common.sh
+. "$(dirname "$0")/../common.sh"
+# shellcheck source-path=SCRIPTDIR source=common.sh
+. "$TOP/tools/bench/common.sh"
+
+usage() {
+	sed -n '3,/^set -eu/{/^set/d;s/^# \{0,1\}//;p}' "$0" >&2
+	exit 2
+}
+
+rounds=3 runtime=8 shift_s=10 base='' docs=1 out='' quick='' scens=''
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--quick) quick=1 rounds=1 runtime=4 shift_s=5 ;;
+	--rounds) rounds=${2:?}; shift ;;
+	--runtime) runtime=${2:?}; shift ;;
+	--scenarios) scens=${2:?}; shift ;;
+	--base-kernel) base=${2:?}; shift ;;
+	--no-docs) docs= ;;
+	--out) out=${2:?}; shift ;;
+	*) usage ;;
+	esac
+	shift
+done
+need jq awk gnuplot qemu-system-x86_64 fio
+kernel=$BUILD/arch/x86/boot/bzImage
+[ -f "$kernel" ] || die "no test kernel at $kernel: run 'make kernel'"
+[ -z "$base" ] || [ -f "$base" ] || die "no base kernel at $base"
+[ -n "$out" ] || out=$CACHE/bench/$(date +%Y%m%d-%H%M%S)${quick:+-quick}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+# our own copy: other jobs (make check) rebuild $BUILD at other revisions
+cp -p "$kernel" "$out/bzImage"
+kernel=$out/bzImage
+cmdline="tools/bench/bench.sh${quick:+ --quick} --rounds $rounds --runtime $runtime"
+[ -z "$scens" ] || cmdline="$cmdline --scenarios $(printf %q "$scens")"
+[ -z "$base" ] || cmdline="$cmdline --base-kernel $base"
+echo "$cmdline" > "$out/command"
+{
+	echo "repo $(git -C "$TOP" describe --always --dirty 2>/dev/null || echo unknown)"
+	echo "tree $(git -C "$TREE" log -1 --format='%h %s' 2>/dev/null || echo unknown)"
+	echo "bzimage $(date -u -r "$kernel" '+%Y-%m-%d %H:%M UTC') $(sha256sum < "$kernel" | cut -c1-12)"
+} > "$out/source"
+
+# guest RUNDIR KERNEL TIMEOUT [VAR=VALUE...]: one boot running guest.sh.
+guest() {
+	local rd=$1 k=$2 tmo=$3 rc=0 fpid
+	shift 3
+	mkdir -p "$rd/results"
+	: > "$rd/results/progress"
+	rm -f "$rd/results/progress.stop"
+	follow "$rd/results/progress" &
+	fpid=$!
+	# the guest does not inherit our environment: pass it on the command
+	# shellcheck disable=SC2046 # clock_args is one option and its value
+	"$TOP/tools/vm/run.sh" -q $(clock_args) -k "$k" -t "$tmo" -r "$rd" -- \
+		env BENCH_ROUNDS="$rounds" BENCH_RUNTIME="$runtime" BENCH_SHIFT="$shift_s" \
+		BENCH_SCENARIOS="${scens:-}" "$@" \
+		"$TOP/tools/bench/guest.sh" || rc=$?
+	touch "$rd/results/progress.stop"
+	wait "$fpid" || true
+	return "$rc"
+}
+
+# one run is about runtime + ramp + 4 s; 45 per round; shifting 3 * shift_s longer
+n=9
+[ -z "$scens" ] || n=$(wc -w <<< "$scens")
+est=$(((n * 5 * (runtime + 5) + 5 * (3 * shift_s + 3)) * rounds + 30 * n + 60))
+step "bench: $rounds round(s), ${runtime}s runs, expect about $((est / 60)) min; results in $out"
+guest "$out/main" "$kernel" $((est * 2 + 300)) ||
+	die "guest run failed; see $out/main/console.log"
+grep -qx latency "$out"/main/results/*/policies 2>/dev/null ||
+	die "the test kernel does not offer the latency iopolicy (rebuilt by 'make check'? run 'make kernel')"
+if [ -n "$base" ]; then
+	step "base kernel $base: overhead under numa"
+	guest "$out/base" "$base" $((rounds * 60 + 300)) \
+		BENCH_SCENARIOS=overhead BENCH_POLICIES=numa ||
+		die "base kernel run failed; see $out/base/console.log"
+fi
+if [ -n "$docs" ]; then
+	"$TOP/tools/bench/report.sh" "$out" "$TOP/docs"
+	step "wrote docs/benchmarks.md and docs/bench-*.png from $out"
+fi
+step "bench done in $((($(date +%s) - START_S) / 60)) min; results in $out"

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# One TSV line per bench run from the files tools/bench/guest.sh wrote:
+#
+#   tools/bench/extract.sh RESULTS_DIR [TAG]
+#
+# Columns: scenario round policy iops mib p50 p99 p99.9 cpu_us share1
+# share2 bshare1 bshare2 large_mib large_p50 large_p99 large_p99.9 t90_1
+# t90_2 errors.  Latencies are fio `lat` (submission + completion) in ms;
+# cpu_us is fio's usr + sys CPU time per I/O; share = % of completed I/Os
+# (bshare: of sectors) per path, from the path disks' stat over the whole
+# run.  t90_k: seconds from the k-th delay move of `shifting` until a
+# 0.5 s window has >= 90% of its I/O on the new fast path (99 = never).
+# mixed: iops and latencies of the 4 KiB job, large_* of the 128 KiB job.
+# TAG, when given, is appended to the policy name (e.g. "@base").
+set -eu
+
+res=${1:?results dir}
+tag=${2:-}
+
+# fio_fields JSON: iops mib p50 p99 p99.9 cpu_us lmib lp50 lp99 lp999 errors
+fio_fields() {
+	sed -n '/^{/,$p' "$1" | jq -r '
+		def pct($p): ((.lat_ns.percentile[$p] // 0) / 1e6);
+		def lat: [pct("50.000000"), pct("99.000000"), pct("99.900000")];
+		def cpu($j): [$j[] | .usr_cpu + .sys_cpu] | add;
+		.jobs as $j
+		| ([$j[] | select(.jobname != "large")] | .[0]) as $s
+		| ([$j[] | select(.jobname == "large")] | .[0]) as $l
+		| ([$j[] | .read.iops] | add) as $all
+		| [$s.read.iops, $s.read.bw / 1024] + ($s.read | lat)
+		+ [if $all > 0 then cpu($j) / 100 * 1e6 / $all else 0 end]
+		+ (if $l then [$l.read.bw / 1024] + ($l.read | lat) else [0, 0, 0, 0] end)
+		+ [[$j[] | .error] | add]
+		| map(tostring) | join("\t")'
+}
+
+# shares STAT: share1 share2 bshare1 bshare2 (I/Os, sectors per path)
+shares() {
+	awk '{ l[NR] = $0 } END {
+		n = NR / 2
+		for (i = 1; i <= n; i++) {
+			split(l[i], a); split(l[i + n], b)
+			d[i] = b[1] - a[1]; s[i] = b[2] - a[2]; td += d[i]; ts += s[i]
+		}
+		for (i = 1; i <= 2; i++) printf "%.1f\t", td ? 100 * d[i] / td : 0
+		for (i = 1; i <= 2; i++) printf "%.1f%s", ts ? 100 * s[i] / ts : 0, i < 2 ? "\t" : "\n"
+	}' "$1"
+}
+
+# t90 SAMPLES MOVES: seconds to >= 90% on the new fast path, per move
+t90() {
+	awk 'NR == FNR { m[++nm] = $1; f[nm] = $2; next }
+		{ t[++n] = $1; a[n] = $2; b[n] = $3 }
+		END {
+			for (k = 1; k <= 2; k++) {
+				r = 99
+				if (k <= nm) {
+					end = k < nm ? m[k + 1] : t[n]
+					for (i = 1; i <= n && r == 99; i++) {
+						if (t[i] < m[k] || t[i] + 0.5 > end) continue
+						for (j = i; j < n && t[j] < t[i] + 0.5; j++) ;
+						da = a[j] - a[i]; db = b[j] - b[i]
+						new = f[k] == 1 ? da : db
+						if (da + db > 0 && new / (da + db) >= 0.9) r = t[i] - m[k]
+					}
+				}
+				printf "%.2f%s", r, k < 2 ? "\t" : "\n"
+			}
+		}' "$2" "$1"
+}
+
+for dir in "$res"/*/; do
+	s=$(basename "$dir")
+	[ -f "$dir/policies" ] || continue
+	for j in "$dir"/r*-*.json; do
+		[ -e "$j" ] || continue
+		b=${j%.json}
+		r=${b##*/r}
+		p=${r#*-}
+		r=${r%%-*}
+		f=$(fio_fields "$j")
+		sh=$(shares "$b.stat")
+		if [ -s "$b.moves" ]; then tt=$(t90 "$b.samples" "$b.moves"); else tt=$(printf '\t'); fi
+		# fio_fields: iops mib p50 p99 p999 cpu lmib lp50 lp99 lp999 err
+		IFS=$'\t' read -r iops mib p50 p99 p999 cpu lmib lp50 lp99 lp999 err <<< "$f"
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
+			"$s" "$r" "$p$tag" "$iops" "$mib" "$p50" "$p99" "$p999" "$cpu" "$sh" \
+			"$lmib" "$lp50" "$lp99" "$lp999" "$tt" "$err"
+	done
+done

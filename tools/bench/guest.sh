@@ -1,0 +1,243 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Guest half of tools/bench/bench.sh: every scenario under every policy,
+# interleaved (numa rr qd latency oracle numa rr ...) for BENCH_ROUNDS
+# rounds.  The oracle is numa with the slow path's nvmet port ANA
+# inaccessible, so only the best path is usable.
+#
+# Environment: BENCH_OUT (results dir), BENCH_ROUNDS (3), BENCH_RUNTIME (8 s),
+# BENCH_RAMP (1 s), BENCH_SHIFT (10 s between delay moves), BENCH_SCENARIOS,
+# BENCH_POLICIES.  Per run, in $BENCH_OUT/SCENARIO/: rROUND-POLICY.json
+# (fio), .stat (per path "IOS SECTORS" before, then after), and for
+# shifting .samples (as nvlat_sample_ios) and .moves ("TIME NEWFASTPATH").
+# Progress lines go to $BENCH_OUT/progress.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source-path=SCRIPTDIR source=../vm/lib.sh
+. "$top/tools/vm/lib.sh"
+
+out=${BENCH_OUT:-${NVLAT_WORK:?}/results}
+rounds=${BENCH_ROUNDS:-3}
+rt=${BENCH_RUNTIME:-8}
+ramp=${BENCH_RAMP:-1}
+shift_s=${BENCH_SHIFT:-10}
+# (BENCH_SCENARIOS empty: all)
+scen_list=${BENCH_SCENARIOS:-symmetric asym2 asym20 asym20-first fabric shifting bwlimit mixed overhead}
+want=${BENCH_POLICIES:-numa round-robin queue-depth latency oracle}
+mkdir -p "$out"
+mkfifo "/run/bench-tick.$$" && exec {tick}<> "/run/bench-tick.$$" && rm -f "/run/bench-tick.$$" || exit 1
+progress() { echo "$*" >> "$out/progress"; echo "# $*"; }
+fail() { progress "FAILED: $*"; exit 1; }
+
+# 4 KiB random read, two jobs pinned one per CPU, 16 in flight in all
+rr4k=(--name=nvlat --group_reporting --rw=randread --bs=4k --numjobs=2
+	"--cpus_allowed=0,1" --cpus_allowed_policy=split --iodepth=8)
+
+# scen_setup NAME: target, netem, and the globals slow (port of the slow
+# path, for the oracle), args (fio arguments after the common ones).
+scen_setup() {
+	local p1 p2
+	p1=$(nvlat_tcp_port 1) p2=$(nvlat_tcp_port 2)
+	slow=2 args=("${rr4k[@]}")
+	case "$1" in
+	symmetric) nvlat_setup tcp tcp ;;
+	asym2) nvlat_setup tcp tcp && nvlat_netem_set "$p2" delay 1ms ;;
+	asym20) nvlat_setup tcp tcp && nvlat_netem_set "$p2" delay 10ms ;;
+	asym20-first) slow=1; nvlat_setup tcp tcp && nvlat_netem_set "$p1" delay 10ms ;;
+	fabric) nvlat_setup loop tcp && nvlat_netem_set "$p2" delay 1ms ;;
+	shifting)
+		# both qdiscs exist before the run: a move is two quick changes
+		nvlat_setup tcp tcp && nvlat_netem_set "$p1" delay 0ms &&
+			nvlat_netem_set "$p2" delay 2500us ;;
+	bwlimit)
+		args=(--name=nvlat --rw=read --bs=128k --iodepth=16)
+		nvlat_setup tcp tcp && nvlat_netem_set "$p1" rate 24mbit &&
+			nvlat_netem_set "$p2" rate 6mbit ;;
+	mixed)
+		# two jobs, reported apart (no group_reporting)
+		args=(--name=small --cpus_allowed=0 --rw=randread --bs=4k --iodepth=8
+			--name=large --cpus_allowed=1 --rw=read --bs=128k --iodepth=8)
+		nvlat_setup loop tcp && nvlat_netem_set "$p2" delay 1ms ;;
+	overhead)
+		args=(--name=nvlat --group_reporting --rw=randread --bs=4k --numjobs=2
+			"--cpus_allowed=0,1" --cpus_allowed_policy=split --iodepth=32)
+		nvlat_setup loop loop ;;
+	*) nvlat_err "unknown scenario $1" ;;
+	esac
+}
+
+# snap: "IOS SECTORS" (reads + writes) per path, in port order; no
+# subprocess, so it is quick under TCG.
+snap() {
+	local d a c e g
+	for d in "${NVLAT_DISKS[@]}"; do
+		read -r a _ c _ e _ g _ < "/sys/block/$d/stat"
+		echo "$((a + e)) $((c + g))"
+	done
+}
+
+# bench_fio OUT RUNTIME: fio with the common options global (before the
+# first --name of args), JSON to OUT.
+bench_fio() {
+	fio --ioengine=libaio --direct=1 --time_based --filename="/dev/$NVLAT_HEAD" \
+		--lat_percentiles=1 --runtime="$2" --ramp_time="$ramp" \
+		--output-format=json --output="$1" "${args[@]}" > /dev/null
+}
+
+# policy_on POLICY / policy_off POLICY
+policy_on() {
+	if [ "$1" = oracle ]; then
+		nvlat_iopolicy_set numa && nvlat_ana_set "$slow" inaccessible
+	else
+		nvlat_iopolicy_set "$1"
+	fi
+}
+policy_off() {
+	[ "$1" != oracle ] || nvlat_ana_set "$slow" optimized
+}
+
+# Under TCG with fio on both CPUs a fork costs up to a second, so the
+# sampler and the mover of shifting fork nothing in their loops: they sleep
+# by a read that times out on a fifo, and a move is one `tc -batch` of two
+# `qdisc change`s (the qdiscs nvlat_netem_set created).  Both run at nice
+# -10 so that they keep their timing next to fio.
+
+# nap SECONDS
+nap() { read -r -t "$1" -u "$tick" _ || true; }
+
+# sample_ios OUT T0_US SECONDS: every 0.1 s "TIME IOS_1 IOS_2 SECTORS_1
+# SECTORS_2" (as nvlat_sample_ios), TIME in seconds since T0_US.
+sample_ios() {
+	local end=$(($2 + $3 * 1000000)) now d a c e g ios secs fd
+	renice -n -10 -p "$BASHPID" > /dev/null
+	exec {fd}>> "$1"
+	while now=${EPOCHREALTIME/[.,]/}; [ "$now" -le "$end" ]; do
+		ios='' secs=''
+		for d in "${NVLAT_DISKS[@]}"; do
+			read -r a _ c _ e _ g _ < "/sys/block/$d/stat"
+			ios="$ios $((a + e))"
+			secs="$secs $((c + g))"
+		done
+		printf '%d.%06d%s%s\n' $(((now - $2) / 1000000)) $(((now - $2) % 1000000)) \
+			"$ios" "$secs" >&"$fd"
+		nap 0.1
+	done
+	exec {fd}>&-
+}
+
+# shifting_batches: $out/move1.tc moves the +5 ms from path 2 to path 1,
+# move2.tc back.
+shifting_batches() {
+	local b1 b2
+	b1=$(nvlat_netem_band "$(nvlat_tcp_port 1)") || return
+	b2=$(nvlat_netem_band "$(nvlat_tcp_port 2)") || return
+	printf 'qdisc change dev lo parent 1:%s handle %s: netem delay %s\n' \
+		"$b1" $((b1 + 100)) 2500us "$b2" $((b2 + 100)) 0ms > "$out/move1.tc"
+	printf 'qdisc change dev lo parent 1:%s handle %s: netem delay %s\n' \
+		"$b2" $((b2 + 100)) 2500us "$b1" $((b1 + 100)) 0ms > "$out/move2.tc"
+}
+
+# shifting_moves T0_US BASE POLICY: move the delay at shift_s and 2 * shift_s
+# after T0_US; "TIME NEWFASTPATH" per move to BASE.moves, TIME taken when
+# both changes are done.  The oracle's ANA states follow.
+shifting_moves() {
+	local k fast now
+	renice -n -10 -p "$BASHPID" > /dev/null
+	for k in 1 2; do
+		while [ "${EPOCHREALTIME/[.,]/}" -lt $(($1 + k * shift_s * 1000000)) ]; do
+			nap 0.02
+		done
+		"$NVLAT_TC" -batch "$out/move$k.tc" || return
+		now=$((${EPOCHREALTIME/[.,]/} - $1))
+		fast=$((3 - k))
+		printf '%d.%06d %d\n' $((now / 1000000)) $((now % 1000000)) "$fast" >> "$2.moves"
+		if [ "$3" = oracle ]; then
+			nvlat_ana_set "$fast" optimized && nvlat_ana_set "$k" inaccessible || return
+		fi
+	done
+}
+
+# scen_runtime NAME: fio runtime; shifting covers the 2 s start and 3 phases
+scen_runtime() {
+	if [ "$1" = shifting ]; then echo $((3 * shift_s + 3)); else echo "$rt"; fi
+}
+
+run_one() { # run_one SCEN ROUND POLICY
+	local base=$out/$1/r$2-$3 fio t0 rc=0 runtime
+	runtime=$(scen_runtime "$1")
+	policy_on "$3" || fail "$1: cannot select $3"
+	snap > "$base.stat"
+	bench_fio "$base.json" "$runtime" &
+	fio=$!
+	if [ "$1" = shifting ]; then
+		# fio needs about 1.5 s to start under TCG
+		sleep 2
+		t0=${EPOCHREALTIME/[.,]/}
+		shifting_moves "$t0" "$base" "$3" &
+		sample_ios "$base.samples" "$t0" "$((3 * shift_s))"
+		wait $! || rc=1
+	fi
+	wait "$fio" || rc=1
+	snap >> "$base.stat"
+	policy_off "$3" || fail "$1: cannot leave $3"
+	# shifting ends as it started: +5 ms on path 2 (and path 2 inaccessible
+	# under the oracle, which policy_off undoes)
+	return "$rc"
+}
+
+{
+	echo "uname_r $(uname -r)"
+	echo "uname_v $(uname -v)"
+	echo "cmdline $(cat /proc/cmdline)"
+	echo "clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+	echo "nproc $(nproc)"
+	echo "mem_kb $(awk '/MemTotal/ { print $2 }' /proc/meminfo)"
+	echo "fio $(fio --version)"
+	echo "rounds $rounds"
+	echo "runtime $rt"
+	echo "ramp $ramp"
+	echo "shift $shift_s"
+} > "$out/meta"
+case "$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)" in
+*jiffies*) fail "clocksource is jiffies: latencies would come in 4 ms steps (see clock_args in tools/bench/common.sh)" ;;
+esac
+
+read -ra scens <<< "$scen_list"
+n=0 total=0
+for s in "${scens[@]}"; do
+	mkdir -p "$out/$s"
+	scen_setup "$s" || fail "setup of $s"
+	[ "$s" != shifting ] || shifting_batches || fail "tc batch files"
+	nvlat_stat_disks
+	pols=()
+	for p in $want; do
+		[ "$p" = oracle ] || nvlat_iopolicy_has "$p" || continue
+		pols+=("$p")
+	done
+	case " $want " in *" latency "*)
+		[[ " ${pols[*]} " == *" latency "* ]] || fail "the kernel does not offer the latency iopolicy"
+	esac
+	[ "$total" != 0 ] || total=$((${#scens[@]} * rounds * ${#pols[@]}))
+	printf '%s\n' "${pols[@]}" > "$out/$s/policies"
+	for id in $(nvlat_path_ids); do
+		echo "$id $(nvlat_transport "$id") $(nvlat_path_disk "$id")"
+	done > "$out/$s/paths"
+	echo "fio --ioengine=libaio --direct=1 --time_based" \
+		"--filename=/dev/$NVLAT_HEAD --lat_percentiles=1" \
+		"--runtime=$(scen_runtime "$s") --ramp_time=$ramp --output-format=json" \
+		"--output=FILE ${args[*]}" > "$out/$s/fio-cmd"
+	nvlat_netem_show > "$out/$s/netem" 2>&1
+	# warm-up (connections, caches), so that the first policy is not penalised
+	if ! nvlat_iopolicy_set round-robin || ! bench_fio "$out/$s/warmup.json" 2; then
+		fail "$s: warm-up run"
+	fi
+	for ((r = 1; r <= rounds; r++)); do
+		for p in "${pols[@]}"; do
+			n=$((n + 1))
+			progress "run $n/$total: $s round $r/$rounds, $p"
+			run_one "$s" "$r" "$p" || fail "$s round $r under $p"
+		done
+	done
+	nvlat_teardown || fail "teardown after $s"
+done
+progress "guest done"
