@@ -11,7 +11,7 @@ export NVLAT_CACHE := $(CACHE)
 T := tools
 
 .PHONY: help deps tree apply reset-tree export check-sync kernel kernel-base \
-	test guest-test demo bench bench-quick check check-selftest \
+	test test-debug demo bench bench-quick check check-selftest \
 	quilt-check maintainers send-dry-run clean
 
 help:
@@ -48,6 +48,10 @@ kernel: tree
 ## make test        every test; ends with "N passed, N failed"
 test: deps
 	@$(T)/test.sh
+
+## make test-debug  lifetime guest tests on a KASAN/lockdep/kmemleak kernel
+test-debug: tree
+	@$(T)/test-debug.sh
 
 ## make demo        two asymmetric paths, tiobench under every iopolicy
 demo: kernel

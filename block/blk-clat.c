@@ -523,6 +523,12 @@ static int blk_clat_estimates_show(void *data, struct seq_file *m)
 	return 0;
 }
 
+/* blk-mq-debugfs opens every file through ->show, even write-only ones */
+static int blk_clat_reset_show(void *data, struct seq_file *m)
+{
+	return 0;
+}
+
 static ssize_t blk_clat_reset_write(void *data, const char __user *buf,
 				    size_t count, loff_t *ppos)
 {
@@ -543,7 +549,7 @@ static const struct blk_mq_debugfs_attr blk_clat_debugfs_attrs[] = {
 	{"stale_windows", 0600, blk_clat_stale_windows_show,
 	 blk_clat_stale_windows_write},
 	{"estimates", 0400, blk_clat_estimates_show},
-	{"reset", 0200, NULL, blk_clat_reset_write},
+	{"reset", 0200, blk_clat_reset_show, blk_clat_reset_write},
 	{},
 };
 #endif /* CONFIG_BLK_DEBUG_FS */

@@ -47,8 +47,14 @@ kernel_ok=0
 stage kernel "$TOP/tools/kernel.sh" || kernel_ok=1
 stage kernel-clat-off "$TOP/tools/kernel.sh" "$CACHE/build-clat-off" \
 	"$TOP/tools/vm/clat-off.config"
-if [ -x "$TOP/tools/check.sh" ] && [ -z "${NVLAT_SKIP_CHECK:-}" ]; then
-	stage check "$TOP/tools/check.sh"
+if [ -z "${NVLAT_SKIP_CHECK:-}" ]; then
+	stage check "$TOP/tools/check.sh" || true
+	# count make check's own results, one per patch and check
+	grep -E '^(ok|not ok) ' "$LOGS/check.log" | sed 's/^/    /'
+	cp=$(grep -c '^ok ' "$LOGS/check.log") || cp=0
+	cf=$(grep -c '^not ok ' "$LOGS/check.log") || cf=0
+	passed=$((passed + cp))
+	failed=$((failed + cf))
 fi
 
 if [ "$kernel_ok" = 0 ]; then

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Adaptation: two tcp paths, 5 ms extra round trip on path 2; mid-run the
+# Adaptation: two tcp paths, 10 ms extra round trip on path 2 (netem 5 ms
+# each way, more than the guest's per-CPU differences); mid-run the
 # delay moves to path 1.  Under latency >= 90% of the I/O is on the new
 # fast path within 2 s of the move.
 set -u
@@ -15,7 +16,7 @@ nvlat_stat_disks
 p1=$(nvlat_tcp_port 1) p2=$(nvlat_tcp_port 2)
 # both qdiscs exist before the run, so that the move is two quick changes
 nvlat_netem_set "$p1" delay 0ms || tap_bail "netem failed"
-nvlat_netem_set "$p2" delay 2500us || tap_bail "netem failed"
+nvlat_netem_set "$p2" delay 5ms || tap_bail "netem failed"
 nvlat_iopolicy_set latency
 nvlat_wait 5 nvlat_clat_attached 2
 
@@ -27,7 +28,7 @@ smp=$!
 sleep 6
 # change, never delete, a qdisc under load: a deleted one drops packets;
 # the move counts from when both changes are done (tc is slow under TCG)
-nvlat_netem_set "$p1" delay 2500us
+nvlat_netem_set "$p1" delay 5ms
 nvlat_netem_set "$p2" delay 0ms
 sleep 0.2
 move=$(awk 'END { print $1 }' "$tmp/samples")

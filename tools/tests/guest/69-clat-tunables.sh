@@ -14,16 +14,16 @@ nvlat_setup tcp tcp || tap_bail "setup failed"
 trap nvlat_teardown EXIT
 nvlat_iopolicy_set latency
 nvlat_wait 5 nvlat_clat_attached 1 || tap_bail "no estimator"
-d=$(nvlat_clat_dir 1)
+cdir=$(nvlat_clat_dir 1)
 
 # bad FILE VALUE...: every VALUE is refused and FILE keeps its value
 bad() {
-	local f=$d/$1 old v rc=0
+	local name=$1 f=$cdir/$1 old v rc=0
 	shift
 	old=$(cat "$f")
 	for v in "$@"; do
 		if (printf '%s' "$v" > "$f") 2>/dev/null; then
-			tap_diag "$1 accepted '$v'"
+			tap_diag "$name accepted '$v'"
 			rc=1
 		fi
 	done
@@ -38,17 +38,17 @@ tap_ok "min_samples refuses junk, 0 and > 2^20" bad min_samples "${junk[@]}" 104
 tap_ok "stale_windows refuses junk, 0 and > 1000" bad stale_windows "${junk[@]}" 1001
 tap_ok "reset refuses junk and 0" bad reset "abc" "0" "2"
 
-ok_write() { printf '%s' "$2" > "$d/$1" && [ "$(cat "$d/$1")" = "$3" ]; }
+ok_write() { printf "%s" "$2" > "$cdir/$1" && [ "$(cat "$cdir/$1")" = "$3" ]; }
 tap_ok "win_nsec takes 100000000 (and hex 0x5f5e100)" \
-	sh -c "printf 100000000 > $d/win_nsec && printf 0x5f5e100 > $d/win_nsec"
+	sh -c "printf 100000000 > $cdir/win_nsec && printf 0x5f5e100 > $cdir/win_nsec"
 tap_ok "ewma_weight takes 1024" ok_write ewma_weight 1024 1024
 tap_ok "min_samples takes 1" ok_write min_samples 1 1
 tap_ok "stale_windows takes 1000" ok_write stale_windows 1000 1000
 
 tmp=$(nvlat_tmpdir tun)
 nvlat_fio "$tmp/f.json" --filename="/dev/$NVLAT_HEAD" --rw=randread --iodepth=4 --runtime=3
-tap_ok "estimates have data after I/O" grep -q ' read 4k ' "$d/estimates"
-tap_ok "reset drops them" sh -c "printf 1 > $d/reset && ! grep -q ' read 4k [1-9]' $d/estimates"
+tap_ok "estimates have data after I/O" grep -q ' read 4k ' "$cdir/estimates"
+tap_ok "reset drops them" sh -c "printf 1 > $cdir/reset && ! grep -q ' read 4k [1-9]' $cdir/estimates"
 
 # read the files of path 2 in a loop while its controller goes away
 d2=$(nvlat_clat_dir 2)

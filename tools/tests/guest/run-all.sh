@@ -17,6 +17,14 @@ out=${NVLAT_WORK:-/tmp}
 tap=$out/results.tap
 : > "$tap"
 
+# --kmemleak: after the tests, scan for leaks (debug kernels); a leak is
+# reported on the console, where the host's scan finds it
+kmemleak=
+if [ "${1:-}" = --kmemleak ]; then
+	kmemleak=1
+	shift
+fi
+
 tests=()
 for t in "$dir"/[0-9][0-9]-*.sh; do
 	n=$(basename "$t" .sh)
@@ -73,5 +81,13 @@ for t in "${tests[@]}"; do
 	fi
 done
 emit "# ${#tests[@]} test files, $files_failed failed, $skipped test points skipped"
+if [ -n "$kmemleak" ] && [ -w /sys/kernel/debug/kmemleak ]; then
+	for _ in 1 2; do
+		echo scan > /sys/kernel/debug/kmemleak
+		sleep 5
+	done
+	emit "# kmemleak: $(grep -c '^unreferenced object' /sys/kernel/debug/kmemleak) suspected leaks"
+	head -n 40 /sys/kernel/debug/kmemleak > /dev/kmsg 2>/dev/null || true
+fi
 emit "$passed passed, $failed failed" | tee "$out/summary"
 [ "$failed" = 0 ] && [ "$files_failed" = 0 ]

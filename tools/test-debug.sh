@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# make test-debug: the guest tests on a debug kernel (KASAN, lockdep,
+# DEBUG_ATOMIC_SLEEP, kmemleak, UBSAN, DEBUG_OBJECTS_TIMERS, hung-task
+# detection), built from tools/vm/kernel.config + tools/vm/debug.config in
+# its own directory.  Fails on any test failure and on any BUG, WARNING,
+# KASAN, UBSAN, lockdep, hung-task or kmemleak report in the console.
+#
+#   tools/test-debug.sh [PATTERN...]   # default: the lifetime tests
+set -u
+# shellcheck source=common.sh
+. "$(dirname "$0")/common.sh"
+
+out=$CACHE/build-debug
+[ $# -gt 0 ] || set -- 60 66 67 69
+"$TOP/tools/kernel.sh" "$out" "$TOP/tools/vm/debug.config" || die "debug kernel build failed"
+rundir=$CACHE/runs/debug-$(date +%Y%m%d-%H%M%S)
+initrd=$("$TOP/tools/vm/initramfs.sh")
+rc=0
+# after the tests, two kmemleak scans: a leak shows up on the console
+NVLAT_TEST_TIMEOUT=1800 "$TOP/tools/vm/run.sh" -q -k "$out/arch/x86/boot/bzImage" -i "$initrd" \
+	-m 3G -t "${NVLAT_GUEST_TIMEOUT:-3600}" -r "$rundir" -- \
+	"$TOP/tools/tests/guest/run-all.sh" --kmemleak "$@" || rc=$?
+p=$(grep -c '^ok' "$rundir/results.tap" 2>/dev/null) || p=0
+f=$(grep -c '^not ok' "$rundir/results.tap" 2>/dev/null) || f=0
+grep -E '^(ok|not ok)' "$rundir/results.tap" 2>/dev/null
+if "$TOP/tools/vm/scan-console.sh" "$rundir/console.log"; then
+	p=$((p + 1))
+else
+	f=$((f + 1))
+fi
+[ "$rc" = 0 ] || [ "$f" -gt 0 ] || f=1
+echo "# debug kernel run in $rundir"
+echo "$p passed, $f failed"
+[ "$f" = 0 ]
