@@ -83,6 +83,8 @@ esac
 # guest falls back to refined-jiffies, which makes every latency a multiple
 # of 4 ms and rounds netem delays to jiffies.
 append="console=ttyS0 numa=fake=2 null_blk.nr_devices=0 tsc=reliable"
+khz=$(host_tsc_khz)
+[ -z "$khz" ] || append="$append tsc_early_khz=$khz"
 append="$append nvlat.cmd=$rundir/guest-cmd.sh nvlat.work=$rundir$extra"
 # Without ACPI the guest finds CPUs in the MP table, where SeaBIOS lists
 # one CPU per socket.
