@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Symmetric: two equal tcp paths, 4 KiB randread at iodepth 16 (two jobs of
 # 8, one on each CPU and so on each NUMA node of the guest).  Under latency
-# each path carries 35-65% of the I/O, and the bandwidth is at least 90%
+# each path carries 35-65% of the I/O, and the bandwidth is at least 85%
 # of queue-depth's on the same paths.
 #
 # The guest's nvme-tcp queues run their I/O work on one CPU each, so a
@@ -34,7 +34,9 @@ while read -r id n pct; do
 	tap_result $? "path $id carried 35-65% of the I/O ($n, $pct%)"
 done <<< "$(nvlat_ios_delta "$before" "$(nvlat_ios_snapshot)")"
 qd=$(nvlat_fio_bw_kib "$tmp/qd.json" read) lat=$(nvlat_fio_bw_kib "$tmp/lat.json" read)
-nvlat_cmp "$lat" '>=' "$qd * 0.9"
-tap_result $? "latency bandwidth >= 0.9 x queue-depth ($lat vs $qd KiB/s)"
+# back-to-back runs of one policy differ by up to 10% here; the bench
+# compares the policies interleaved over several rounds
+nvlat_cmp "$lat" '>=' "$(nvlat_calc "$qd * 0.85")"
+tap_result $? "latency bandwidth >= 0.85 x queue-depth ($lat vs $qd KiB/s)"
 for id in 1 2; do tap_diag "path $id: $(tr '\n' ' ' < "$(nvlat_clat_dir "$id")/estimates")"; done
 tap_done
