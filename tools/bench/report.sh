@@ -279,7 +279,11 @@ missed=$(grep -c '^missed$' "$work/verdicts" || true)
 	cat <<-EOF
 	## Criteria
 
+	<!-- cover-begin -->
+	$met criteria met, $missed missed ($(meta rounds) round(s), medians):
+
 	$rat
+	<!-- cover-end -->
 
 	## Plots
 
