@@ -18,23 +18,3 @@ follow() {
 		sleep 1
 	done
 }
-
-# host_tsc_khz: the host's TSC frequency in kHz.  A TCG guest's TSC runs at
-# it, and booting with tsc_early_khz= spares the guest its PIT calibration,
-# which fails when the host is busy and leaves the guest on refined-jiffies
-# (fio latencies in 4 ms steps, netem delays rounded to jiffies) even with
-# tsc=reliable.
-host_tsc_khz() {
-	local mhz
-	mhz=$(dmesg 2>/dev/null | sed -n -e 's/.*tsc: Refined TSC clocksource calibration: \([0-9.]*\) MHz.*/\1/p' \
-		-e 's/.*tsc: Detected \([0-9.]*\) MHz.*/\1/p' | tail -n 1)
-	[ -n "$mhz" ] || mhz=$(awk -F': *' '/^cpu MHz/ { print $2; exit }' /proc/cpuinfo)
-	awk -v m="$mhz" 'BEGIN { if (m > 0) printf "%d\n", m * 1000 }'
-}
-
-# clock_args: run.sh arguments for a TSC clocksource in the guest
-clock_args() {
-	local khz
-	khz=$(host_tsc_khz)
-	[ -z "$khz" ] || echo "-a tsc_early_khz=$khz"
-}

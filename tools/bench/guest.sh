@@ -199,7 +199,7 @@ run_one() { # run_one SCEN ROUND POLICY
 	echo "shift $shift_s"
 } > "$out/meta"
 case "$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)" in
-*jiffies*) fail "clocksource is jiffies: latencies would come in 4 ms steps (see clock_args in tools/bench/common.sh)" ;;
+*jiffies*) fail "clocksource is jiffies: latencies would come in 4 ms steps (tsc_early_khz missing from the boot line?)" ;;
 esac
 
 read -ra scens <<< "$scen_list"
