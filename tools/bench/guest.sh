@@ -25,7 +25,6 @@ shift_s=${BENCH_SHIFT:-10}
 scen_list=${BENCH_SCENARIOS:-symmetric asym2 asym20 asym20-first fabric shifting bwlimit mixed overhead}
 want=${BENCH_POLICIES:-numa round-robin queue-depth latency oracle}
 mkdir -p "$out"
-mkfifo "/run/bench-tick.$$" && exec {tick}<> "/run/bench-tick.$$" && rm -f "/run/bench-tick.$$" || exit 1
 progress() { echo "$*" >> "$out/progress"; echo "# $*"; }
 fail() { progress "FAILED: $*"; exit 1; }
 
@@ -102,28 +101,7 @@ policy_off() {
 # `qdisc change`s (the qdiscs nvlat_netem_set created).  Both run at nice
 # -10 so that they keep their timing next to fio.
 
-# nap SECONDS
-nap() { read -r -t "$1" -u "$tick" _ || true; }
 
-# sample_ios OUT T0_US SECONDS: every 0.1 s "TIME IOS_1 IOS_2 SECTORS_1
-# SECTORS_2" (as nvlat_sample_ios), TIME in seconds since T0_US.
-sample_ios() {
-	local end=$(($2 + $3 * 1000000)) now d a c e g ios secs fd
-	renice -n -10 -p "$BASHPID" > /dev/null
-	exec {fd}>> "$1"
-	while now=${EPOCHREALTIME/[.,]/}; [ "$now" -le "$end" ]; do
-		ios='' secs=''
-		for d in "${NVLAT_DISKS[@]}"; do
-			read -r a _ c _ e _ g _ < "/sys/block/$d/stat"
-			ios="$ios $((a + e))"
-			secs="$secs $((c + g))"
-		done
-		printf '%d.%06d%s%s\n' $(((now - $2) / 1000000)) $(((now - $2) % 1000000)) \
-			"$ios" "$secs" >&"$fd"
-		nap 0.1
-	done
-	exec {fd}>&-
-}
 
 # shifting_batches: $out/move1.tc moves the +5 ms from path 2 to path 1,
 # move2.tc back.
@@ -145,7 +123,7 @@ shifting_moves() {
 	renice -n -10 -p "$BASHPID" > /dev/null
 	for k in 1 2; do
 		while [ "${EPOCHREALTIME/[.,]/}" -lt $(($1 + k * shift_s * 1000000)) ]; do
-			nap 0.02
+			nvlat_nap 0.02
 		done
 		"$NVLAT_TC" -batch "$out/move$k.tc" || return
 		now=$((${EPOCHREALTIME/[.,]/} - $1))
@@ -174,7 +152,8 @@ run_one() { # run_one SCEN ROUND POLICY
 		sleep 2
 		t0=${EPOCHREALTIME/[.,]/}
 		shifting_moves "$t0" "$base" "$3" &
-		sample_ios "$base.samples" "$t0" "$((3 * shift_s))"
+		(renice -n -10 -p "$BASHPID" > /dev/null
+		 nvlat_sample_ios "$base.samples" "$((3 * shift_s))" 0.1 "$t0")
 		wait $! || rc=1
 	fi
 	wait "$fio" || rc=1

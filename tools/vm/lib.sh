@@ -565,18 +565,33 @@ nvlat_stat_disks() {
 	done
 }
 
-# nvlat_sample_ios OUT SECONDS INTERVAL: every INTERVAL seconds for SECONDS,
-# append "TIME_S IOS_1 IOS_2 ... SECTORS_1 SECTORS_2 ..." (completed reads
-# + writes and sectors per path, in port order) to OUT.  Uses no
-# subprocess per sample, so that sampling does not steal the CPU from the
-# I/O under TCG.  Call nvlat_stat_disks first.
+# nvlat_nap SECONDS: sleep without a subprocess (read with a timeout on a
+# private FIFO): under TCG a fork per sample steals the CPU from the I/O.
+NVLAT_TICK_FD=
+nvlat_nap() {
+	local f
+	if [ -z "$NVLAT_TICK_FD" ]; then
+		f=$NVLAT_STATE/tick.$BASHPID
+		if ! mkdir -p "$NVLAT_STATE" || ! mkfifo "$f"; then
+			sleep "$1"
+			return 0
+		fi
+		exec {NVLAT_TICK_FD}<> "$f"
+		rm -f "$f"
+	fi
+	read -r -t "$1" -u "$NVLAT_TICK_FD" _ || true
+}
+
+# nvlat_sample_ios OUT SECONDS INTERVAL [T0_US]: every INTERVAL seconds for
+# SECONDS, append "TIME_S IOS_1 IOS_2 ... SECTORS_1 SECTORS_2 ..." (completed
+# reads + writes and sectors per path, in port order) to OUT; TIME_S counts
+# from T0_US ($EPOCHREALTIME without the dot; default: now).  No
+# subprocess per sample.  Call nvlat_stat_disks first.
 nvlat_sample_ios() {
-	local out=$1 end d a c e g ios secs t0 now
-	t0=${EPOCHREALTIME/[.,]/}
+	local out=$1 t0=${4:-${EPOCHREALTIME/[.,]/}} end d a c e g ios secs now fd
 	end=$((t0 + ${2%.*} * 1000000))
-	while :; do
-		now=${EPOCHREALTIME/[.,]/}
-		[ "$now" -le "$end" ] || break
+	exec {fd}>> "$out"
+	while now=${EPOCHREALTIME/[.,]/}; [ "$now" -le "$end" ]; do
 		ios='' secs=''
 		for d in "${NVLAT_DISKS[@]}"; do
 			read -r a _ c _ e _ g _ < "/sys/block/$d/stat"
@@ -584,9 +599,10 @@ nvlat_sample_ios() {
 			secs="$secs $((c + g))"
 		done
 		printf '%d.%06d%s%s\n' $(((now - t0) / 1000000)) $(((now - t0) % 1000000)) \
-			"$ios" "$secs" >> "$out"
-		sleep "$3"
+			"$ios" "$secs" >&"$fd"
+		nvlat_nap "$3"
 	done
+	exec {fd}>&-
 }
 
 # nvlat_share_between SAMPLES FROM TO COL: share in % of path COL (1-based,
