@@ -26,6 +26,7 @@ NVLAT_BACKEND=${NVLAT_BACKEND:-nullb}	# nullb or file
 NVLAT_SIZE_MB=${NVLAT_SIZE_MB:-1024}
 NVLAT_NULLB_ATTRS=${NVLAT_NULLB_ATTRS:-}	# e.g. "irqmode=2 completion_nsec=100000"
 NVLAT_CONNECT_OPTS=${NVLAT_CONNECT_OPTS:-}	# e.g. ",nr_io_queues=2"
+NVLAT_TCP_CONNECT_OPTS=${NVLAT_TCP_CONNECT_OPTS:-}	# tcp only, e.g. ",reconnect_delay=1"
 NVLAT_TC=${NVLAT_TC:-/usr/sbin/tc}		# iproute2; busybox tc has no netem
 NVLAT_STATE=${NVLAT_STATE:-/run/nvlat}
 NVLAT_CFS=/sys/kernel/config
@@ -195,7 +196,7 @@ nvlat_connect() {
 	o="nqn=$NVLAT_NQN,hostnqn=$NVLAT_HOSTNQN,hostid=$NVLAT_HOSTID"
 	case "$2" in
 	loop) o="transport=loop,traddr=$1,$o" ;;
-	tcp) o="transport=tcp,traddr=127.0.0.1,trsvcid=$(nvlat_tcp_port "$1"),$o" ;;
+	tcp) o="transport=tcp,traddr=127.0.0.1,trsvcid=$(nvlat_tcp_port "$1"),$o$NVLAT_TCP_CONNECT_OPTS" ;;
 	*) nvlat_err "transport must be loop or tcp, not '$2'"; return ;;
 	esac
 	o=$o$NVLAT_CONNECT_OPTS

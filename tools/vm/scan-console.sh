@@ -23,7 +23,7 @@ done
 log=$1
 [ -f "$log" ] || { echo "${0##*/}: no such log: $log" >&2; exit 2; }
 
-pat='BUG:|WARNING:|KASAN|UBSAN|possible circular locking|hung_task|blocked for more than|kmemleak|Oops|Call Trace|Kernel panic|general protection fault|kernel BUG at|RCU stall|rcu_sched self-detected|soft lockup|hard LOCKUP'
+pat='BUG:|WARNING:|KASAN|UBSAN|possible circular locking|hung_task|blocked for more than|kmemleak: [0-9]+ new suspected|unreferenced object 0x|Oops|Call Trace|Kernel panic|general protection fault|kernel BUG at|RCU stall|rcu_sched self-detected|soft lockup|hard LOCKUP'
 rc=0
 hits=$(grep -naE "$pat" "$log" | head -n "$max" || true)
 if [ -n "$hits" ]; then

@@ -1,0 +1,356 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Fault torture for the multipath head under a seeded random schedule.
+#
+#   torture.sh [-d SECONDS] [-s SEED]
+#
+# Three paths to one subsystem (port 1 loop, ports 2 and 3 tcp).  While fio
+# writes with crc32c verify (three jobs, 4-128 KiB) and reads through the
+# head of namespace 1, the schedule applies one operation every 0.1-1.2 s:
+# iopolicy switches, tcp port unlink/relink, deleting and reconnecting the
+# loop controller, ANA state changes, controller resets, netem delay
+# changes, estimator tunable writes (in range and junk), and disabling and
+# enabling namespace 2 (read in a loop by dd).  A background reader keeps
+# reading the estimator files of every path, including ones being removed.
+# An operation that can make a path unusable is only applied while another
+# path stays usable, so the required outcome is: no I/O error, verify
+# passes, every path back at the end, in-flight counters zero when idle,
+# unreclaimable slab back near its starting level (on kernels without
+# KASAN; a KASAN kernel holds freed objects in quarantine, kmemleak checks
+# those runs).  The seed is printed first; the same seed replays the same
+# schedule (timing differs).  The operations go to ops.log in the scratch
+# directory; the last ones are printed on failure.
+set -u
+# shellcheck source-path=SCRIPTDIR source=../../vm/lib.sh
+. "$(dirname "$0")/../../vm/lib.sh"
+
+secs=${NVLAT_TORTURE_SECONDS:-60}
+seed=${NVLAT_TORTURE_SEED:-}
+while getopts 'd:s:' o; do
+	case "$o" in
+	d) secs=$OPTARG ;;
+	s) seed=$OPTARG ;;
+	*) echo "usage: ${0##*/} [-d SECONDS] [-s SEED]" >&2; exit 2 ;;
+	esac
+done
+case "$secs$seed" in *[!0-9]*) echo "SECONDS and SEED are numbers" >&2; exit 2 ;; esac
+[ -n "$seed" ] || seed=$(( ${EPOCHREALTIME/[.,]/} % 1000000 ))
+RANDOM=$seed
+tap_plan 11
+tap_diag "torture: seed $seed, $secs s (replay: NVLAT_TORTURE_SEED=$seed)"
+
+NVLAT_NULLB_ATTRS="memory_backed=1"
+NVLAT_SIZE_MB=192
+NVLAT_TCP_CONNECT_OPTS=",reconnect_delay=1,ctrl_loss_tmo=600"
+nvlat_setup loop tcp tcp || tap_bail "setup failed"
+cfs=$NVLAT_CFS/nvmet
+sub=$cfs/subsystems/$NVLAT_NQN
+tmp=$(nvlat_tmpdir torture)
+ops=$tmp/ops.log
+stop=$tmp/stop
+pids=()
+cleanup() {
+	touch "$stop"
+	kill "${pids[@]}" 2> /dev/null
+	wait 2> /dev/null
+	ns2_remove
+	nvlat_teardown
+}
+ns2_remove() {
+	local d=$sub/namespaces/2
+	[ ! -d "$d" ] || { echo 0 > "$d/enable" && rmdir "$d"; }
+	rm -f "$tmp/ns2.img"
+}
+trap cleanup EXIT
+
+# Namespace 2 on a tmpfs file: its head comes and goes.
+truncate -s 64M "$tmp/ns2.img"
+if ! { mkdir "$sub/namespaces/2" && echo "$tmp/ns2.img" > "$sub/namespaces/2/device_path" &&
+	echo 1 > "$sub/namespaces/2/enable"; }; then
+	tap_bail "cannot add namespace 2"
+fi
+ns2_head() {
+	local h
+	for h in /sys/class/nvme-subsystem/"$NVLAT_SUBSYS"/nvme*n2; do
+		case "${h##*/}" in nvme*c*n*) continue ;; esac
+		[ -e "$h/dev" ] && { echo "${h##*/}"; return 0; }
+	done
+	return 1
+}
+nvlat_wait 20 ns2_head > /dev/null || tap_bail "no head for namespace 2"
+for id in 2 3; do
+	nvlat_netem_set "$(nvlat_tcp_port "$id")" delay "${id}00us" || tap_bail "netem"
+done
+nvlat_iopolicy_set latency
+nvlat_wait 5 nvlat_clat_attached 3 || tap_bail "no estimator"
+slab_kb() { awk '$1 == "SUnreclaim:" { print $2 }' /proc/meminfo; }
+echo 3 > /proc/sys/vm/drop_caches
+s0=$(slab_kb)
+
+# State the schedule keeps: linked[ID] (nvmet port exports the subsystem),
+# ana[ID] (target-side state), gone[ID] (loop controller deleted), ctrl[ID]
+# (host controller).  The helpers below avoid subprocesses: under TCG with
+# fio running, every fork costs tens of milliseconds.
+declare -A linked ana gone ctrl count
+for id in 1 2 3; do
+	linked[$id]=1 ana[$id]=optimized gone[$id]='' ctrl[$id]=$(nvlat_ctrl "$id")
+done
+T0=${EPOCHREALTIME/[.,]/}
+
+# rd FILE: first line of FILE in $REPLY (empty when unreadable)
+rd() { REPLY=''; read -r REPLY < "$1"; } 2> /dev/null
+# usable ID: the schedule left the path usable and the host sees it live.
+usable() {
+	local d
+	[ -n "${linked[$1]}" ] && [ -z "${gone[$1]}" ] || return 1
+	case "${ana[$1]}" in optimized | non-optimized) ;; *) return 1 ;; esac
+	rd "/sys/class/nvme/${ctrl[$1]}/state"
+	[ "$REPLY" = live ] || return 1
+	for d in /sys/class/nvme/"${ctrl[$1]}"/nvme*c*n1/ana_state; do
+		rd "$d"
+		case "$REPLY" in optimized | non-optimized) return 0 ;; esac
+	done
+	return 1
+}
+# others_usable ID: a path other than ID is usable.
+others_usable() {
+	local id
+	for id in 1 2 3; do
+		[ "$id" != "$1" ] && usable "$id" && return 0
+	done
+	return 1
+}
+# pick WORD...: one of the words, in $REPLY
+pick() { local a=("$@"); REPLY=${a[RANDOM % $#]}; }
+failures=0
+oplog() {
+	local t=$(( (${EPOCHREALTIME/[.,]/} - T0) / 1000 ))
+	printf '%d.%03d %s\n' $((t / 1000)) $((t % 1000)) "$*" >> "$ops"
+}
+opfail() { oplog "FAILED: $*"; failures=$((failures + 1)); }
+
+# op_policy [NAME]: switch to NAME or a random policy
+op_policy() {
+	REPLY=${1:-}
+	[ -n "$REPLY" ] || pick latency latency numa round-robin queue-depth
+	oplog "iopolicy $REPLY"
+	printf '%s' "$REPLY" > "/sys/class/nvme-subsystem/$NVLAT_SUBSYS/iopolicy" ||
+		opfail "iopolicy $REPLY refused"
+}
+op_link() {
+	local id=$1
+	if [ -n "${linked[$id]}" ]; then
+		others_usable "$id" || return 1
+		oplog "unlink port $id"
+		rm "$cfs/ports/$id/subsystems/$NVLAT_NQN" || opfail "unlink $id"
+		linked[$id]=''
+	else
+		oplog "relink port $id"
+		ln -s "$sub" "$cfs/ports/$id/subsystems/$NVLAT_NQN" || opfail "relink $id"
+		linked[$id]=1
+	fi
+}
+op_loop_ctrl() {
+	if [ -z "${gone[1]}" ]; then
+		others_usable 1 || return 1
+		oplog "delete controller ${ctrl[1]} (port 1)"
+		echo 1 > "/sys/class/nvme/${ctrl[1]}/delete_controller" || opfail "delete ${ctrl[1]}"
+		gone[1]=1
+	else
+		sed -i '/^1 /d' "$NVLAT_STATE/paths"
+		nvlat_connect 1 loop || { opfail "reconnect port 1"; return 0; }
+		ctrl[1]=$(nvlat_ctrl 1)
+		oplog "reconnected port 1 as ${ctrl[1]}"
+		gone[1]=''
+	fi
+}
+op_ana() {
+	local id=$1
+	[ -n "${linked[$id]}" ] && [ -z "${gone[$id]}" ] || return 1
+	pick optimized optimized non-optimized inaccessible
+	[ "$REPLY" != inaccessible ] || others_usable "$id" || return 1
+	oplog "ana port $id $REPLY"
+	echo "$REPLY" > "$cfs/ports/$id/ana_groups/1/ana_state" || opfail "ana $id $REPLY"
+	ana[$id]=$REPLY
+}
+op_reset() {
+	local id=$1
+	usable "$id" && others_usable "$id" || return 1
+	oplog "reset ${ctrl[$id]} (port $id)"
+	# EBUSY when a reset is already under way: not a failure
+	echo 1 > "/sys/class/nvme/${ctrl[$id]}/reset_controller" 2> /dev/null
+	return 0
+}
+op_netem() {
+	local id=$(( 2 + RANDOM % 2 ))
+	pick 0 100 500 1000 2000 5000
+	oplog "netem port $id delay ${REPLY}us"
+	nvlat_netem_set "$(nvlat_tcp_port "$id")" delay "${REPLY}us" || opfail "netem $id"
+}
+op_tunable() {
+	local id dir f v
+	pick 1 2 3
+	id=$REPLY
+	[ -z "${gone[$id]}" ] || return 1
+	rd "/sys/class/nvme-subsystem/$NVLAT_SUBSYS/iopolicy"
+	# no estimators under the other policies: switch first
+	[ "$REPLY" = latency ] || { count[policy]=$((${count[policy]:-0} + 1)); op_policy latency; return 1; }
+	for dir in /sys/kernel/debug/block/nvme*c"${ctrl[$id]#nvme}"n1/rqos/clat; do :; done
+	[ -d "$dir" ] || return 1
+	pick win_nsec ewma_weight min_samples stale_windows reset
+	f=$REPLY
+	case "$f" in
+	win_nsec) v=$(( (10 + RANDOM % 190) * 1000000 )) ;;
+	ewma_weight) v=$(( 1 + RANDOM % 1024 )) ;;
+	min_samples) v=$(( 1 + RANDOM % 32 )) ;;
+	stale_windows) v=$(( 1 + RANDOM % 12 )) ;;
+	reset) v=1 ;;
+	esac
+	if [ $((RANDOM % 4)) = 0 ]; then
+		pick 0 -1 abc 18446744073709551616 " "
+		v=$REPLY
+		oplog "tunable port $id $f '$v' (junk)"
+		# the path may go away meanwhile: only an accepted write is wrong
+		! (printf '%s' "$v" > "$dir/$f") 2>/dev/null || opfail "$f took '$v'"
+	else
+		oplog "tunable port $id $f $v"
+		(printf '%s' "$v" > "$dir/$f") 2>/dev/null || [ ! -d "$dir" ] ||
+			opfail "$f refused $v"
+	fi
+}
+ns2_enable() {
+	local e=$sub/namespaces/2/enable
+	rd "$e"
+	[ "$REPLY" != "$1" ] || return 0
+	oplog "namespace 2 enable=$1"
+	echo "$1" > "$e" || opfail "namespace 2 enable=$1"
+}
+op_ns2() {
+	rd "$sub/namespaces/2/enable"
+	ns2_enable $((1 - REPLY))
+}
+
+# fio: three verify writers and one reader on namespace 1.
+fio --output-format=json --output="$tmp/fio.json" \
+	--filename="/dev/$NVLAT_HEAD" --ioengine=libaio --direct=1 --time_based \
+	--runtime="$secs" \
+	--name=verify --rw=randwrite --bsrange=4k-128k --iodepth=8 --numjobs=3 \
+	--size=40m --offset_increment=48m --verify=crc32c --verify_fatal=1 \
+	--verify_backlog=64 \
+	--name=read --rw=randread --bs=4k --iodepth=8 --offset=144m --size=40m \
+	> "$tmp/fio.out" 2>&1 &
+fio=$!
+# dd on whatever namespace 2 head exists; errors expected while it is gone
+(
+	while [ ! -e "$stop" ]; do
+		h=$(ns2_head) && dd if="/dev/$h" of=/dev/null bs=64k count=64 \
+			iflag=direct 2> /dev/null
+		sleep 0.2
+	done
+) &
+pids+=($!)
+# the estimator files of every path, including ones going away
+(
+	while [ ! -e "$stop" ]; do
+		cat /sys/kernel/debug/block/nvme*c*n*/rqos/clat/* > /dev/null 2>&1
+		sleep 0.3
+	done
+) &
+pids+=($!)
+
+sleep 1
+kinds=(policy link loop ana reset netem tunable ns2)
+end=$(( ${EPOCHREALTIME/[.,]/} + (secs - 4) * 1000000 ))
+n=0
+while [ "${EPOCHREALTIME/[.,]/}" -lt "$end" ] && kill -0 "$fio" 2> /dev/null; do
+	# every kind once (in random order) before the free choice
+	todo=()
+	for k in "${kinds[@]}"; do
+		[ -n "${count[$k]:-}" ] || todo+=("$k")
+	done
+	[ ${#todo[@]} -gt 0 ] || todo=("${kinds[@]}")
+	pick "${todo[@]}"
+	k=$REPLY
+	pick 1 2 3
+	# an operation refused in this state: another pick after a pause
+	nvlat_nap 0.1
+	case "$k" in
+	policy) op_policy ;;
+	link) op_link $((2 + REPLY % 2)) ;;
+	loop) op_loop_ctrl ;;
+	ana) op_ana "$REPLY" ;;
+	reset) op_reset "$REPLY" ;;
+	netem) op_netem ;;
+	tunable) op_tunable ;;
+	ns2) op_ns2 ;;
+	esac || continue
+	n=$((n + 1))
+	count[$k]=$(( ${count[$k]:-0} + 1 ))
+	ms=$((100 + RANDOM % 1100))
+	printf -v t '%d.%03d' $((ms / 1000)) $((ms % 1000))
+	nvlat_nap "$t"
+done
+tap_diag "$n operations: $(for k in "${kinds[@]}"; do printf '%s=%s ' "$k" "${count[$k]:-0}"; done)"
+
+# Undo every fault, then let fio finish.
+for id in 1 2 3; do
+	[ -n "${linked[$id]}" ] || op_link "$id"
+	[ "${ana[$id]}" = optimized ] || { echo optimized > "$cfs/ports/$id/ana_groups/1/ana_state"; ana[$id]=optimized; }
+done
+[ -z "${gone[1]}" ] || op_loop_ctrl
+ns2_enable 1
+nvlat_iopolicy_set latency
+wait "$fio"
+rc=$?
+tap_result "$rc" "fio write+verify and read exited 0"
+errs=$(nvlat_fio_json "$tmp/fio.json" | jq '[.jobs[].error] | add')
+tap_is "$errs" 0 "fio reports no I/O error and no verify failure"
+[ "$rc" = 0 ] || tail -n 20 "$tmp/fio.out" | sed 's/^/# fio: /'
+
+all_usable() { usable 1 && usable 2 && usable 3; }
+tap_ok "all three paths usable again" nvlat_wait 60 all_usable
+tap_ok "namespace 2 has a head again" nvlat_wait 20 eval "ns2_head > /dev/null"
+idle() {
+	local id d
+	for id in 1 2 3; do
+		d=$(nvlat_path_disk "$id") || return 1
+		[ "$(cat "/sys/block/$d/queue_depth")" = 0 ] || return 1
+	done
+	[ "$(awk '{ print $1 + $2 }' "/sys/block/$NVLAT_HEAD/inflight")" = 0 ]
+}
+tap_ok "in-flight counters are zero when idle" nvlat_wait 10 idle
+tap_ok "estimators attached to all paths under latency" \
+	nvlat_wait 10 sh -c "ls /sys/kernel/debug/block/nvme*c*n1/rqos/clat/estimates | wc -l | grep -qx 3"
+tap_is "$failures" 0 "every operation did what it should"
+missing=
+for k in "${kinds[@]}"; do
+	[ "${count[$k]:-0}" -gt 0 ] || missing="$missing $k"
+done
+if [ "$secs" -ge 30 ]; then
+	tap_is "${missing# }" "" "every kind of operation ran at least once"
+else
+	tap_skip "every kind of operation ran at least once" "shorter than 30 s"
+fi
+tap_ok "the schedule ran at least one operation per 4 s" [ "$n" -ge $((secs / 4)) ]
+
+# Memory: same topology as at the start, fio gone.
+touch "$stop"
+kill "${pids[@]}" 2> /dev/null
+wait "${pids[@]}" 2> /dev/null
+pids=()
+echo 3 > /proc/sys/vm/drop_caches
+s1=$(slab_kb)
+if zcat /proc/config.gz 2> /dev/null | grep -q '^CONFIG_KASAN=y'; then
+	tap_skip "unreclaimable slab back near its level before the run" "KASAN quarantine; kmemleak checks"
+else
+	# before: the same topology, measured once after setup
+	tap_ok "unreclaimable slab within 4 MiB of the level after setup ($s0 -> $s1 kB)" \
+		[ "$s1" -le $((s0 + 4096)) ]
+fi
+tap_ok "teardown" eval "ns2_remove && nvlat_teardown"
+trap - EXIT
+if [ "$TAP_FAILED" != 0 ]; then
+	tap_diag "last operations (ops.log):"
+	tail -n 25 "$ops" | sed 's/^/#   /'
+fi
+tap_done
