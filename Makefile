@@ -11,11 +11,11 @@ export NVLAT_CACHE := $(CACHE)
 T := tools
 
 .PHONY: help deps tree apply reset-tree export check-sync kernel kernel-base \
-	test test-debug demo bench bench-quick check check-selftest \
+	test test-debug torture demo bench bench-quick check check-selftest \
 	quilt-check maintainers send-dry-run clean
 
 help:
-	@sed -n 's/^## //p' README | head -n 40
+	@sed -n 's/^## //p' $(firstword $(MAKEFILE_LIST))
 
 ## make deps        install the Debian packages the project needs
 deps:
@@ -45,13 +45,23 @@ check-sync:
 kernel: tree
 	@$(T)/kernel.sh
 
+## make kernel-base the unpatched base kernel, same config (for the bench)
+kernel-base: tree
+	@$(T)/bench/base-kernel.sh
+
 ## make test        every test; ends with "N passed, N failed"
 test: deps
 	@$(T)/test.sh
 
-## make test-debug  lifetime guest tests on a KASAN/lockdep/kmemleak kernel
+## make test-debug  lifetime tests and a short torture on a KASAN/lockdep/kmemleak kernel
 test-debug: tree
 	@$(T)/test-debug.sh
+
+## make torture [TORTURE_SECONDS=600] [SEED=n]   fault torture on the debug kernel
+TORTURE_SECONDS ?= 600
+torture: tree
+	@NVLAT_TORTURE_SECONDS=$(TORTURE_SECONDS) NVLAT_TORTURE_SEED=$(SEED) \
+		NVLAT_TEST_TIMEOUT=$$(($(TORTURE_SECONDS) * 3 + 600)) $(T)/test-debug.sh torture
 
 ## make demo        two asymmetric paths, tiobench under every iopolicy
 demo: kernel

@@ -6,19 +6,22 @@
 # its own directory.  Fails on any test failure and on any BUG, WARNING,
 # KASAN, UBSAN, lockdep, hung-task or kmemleak report in the console.
 #
-#   tools/test-debug.sh [PATTERN...]   # default: the lifetime tests
+#   tools/test-debug.sh [PATTERN...]   # default: the lifetime tests and a
+#                                      # torture of 150 s (70-torture)
 set -u
 # shellcheck source=common.sh
 . "$(dirname "$0")/common.sh"
 
 out=$CACHE/build-debug
-[ $# -gt 0 ] || set -- 60 66 67 69
+[ $# -gt 0 ] || set -- 60 66 67 69 70
 "$TOP/tools/kernel.sh" "$out" "$TOP/tools/vm/debug.config" || die "debug kernel build failed"
+# KASAN under TCG runs an operation every few seconds: 150 s for all kinds
+export NVLAT_TORTURE_SECONDS=${NVLAT_TORTURE_SECONDS:-150}
 rundir=$CACHE/runs/debug-$(date +%Y%m%d-%H%M%S)
 initrd=$("$TOP/tools/vm/initramfs.sh")
 rc=0
 # after the tests, two kmemleak scans: a leak shows up on the console
-NVLAT_TEST_TIMEOUT=1800 "$TOP/tools/vm/run.sh" -q -k "$out/arch/x86/boot/bzImage" -i "$initrd" \
+NVLAT_TEST_TIMEOUT=${NVLAT_TEST_TIMEOUT:-1800} "$TOP/tools/vm/run.sh" -q -k "$out/arch/x86/boot/bzImage" -i "$initrd" \
 	-m 3G -t "${NVLAT_GUEST_TIMEOUT:-3600}" -r "$rundir" -- \
 	"$TOP/tools/tests/guest/run-all.sh" --kmemleak "$@" || rc=$?
 p=$(grep -c '^ok' "$rundir/results.tap" 2>/dev/null) || p=0

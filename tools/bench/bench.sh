@@ -7,12 +7,15 @@
 # docs/benchmarks.md and its plots.
 #
 #   tools/bench/bench.sh [--quick] [--rounds N] [--runtime S] [--scenarios 'A B']
-#                        [--kernel BZIMAGE] [--base-kernel BZIMAGE] [--no-docs] [--out DIR]
+#                        [--kernel BZIMAGE] [--base-kernel BZIMAGE|none] [--no-docs] [--out DIR]
 #
 # --quick: 1 round, 4 s runs, shifting in 5 s steps.  --kernel: the patched
 # kernel to test (default: the one 'make kernel' built).  --scenarios: a subset
-# (for development; its report goes to the results dir, not docs/).  --base-kernel: also
-# boot that (unpatched) kernel and run the overhead scenario under numa.
+# (for development; its report goes to the results dir, not docs/).  --base-kernel: the
+# unpatched kernel for the overhead comparison (default: tools/bench/base-kernel.sh
+# builds it; none with --quick or --scenarios): after the main run, boots of it and of
+# the patched kernel alternate, one per round, each running the overhead scenario
+# under numa.
 # Results (every fio JSON) stay in $CACHE/bench/<timestamp> unless --out.
 set -eu
 # shellcheck source-path=SCRIPTDIR source=../common.sh
@@ -25,14 +28,14 @@ usage() {
 	exit 2
 }
 
-rounds=3 runtime=8 shift_s=10 base='' docs=1 out='' quick='' scens=''
+rounds=3 runtime=8 shift_s=10 base=auto docs=1 out='' quick='' scens=''
 kernel=$BUILD/arch/x86/boot/bzImage
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--quick) quick=1 rounds=1 runtime=4 shift_s=5 ;;
+	--quick) quick=1 rounds=1 runtime=4 shift_s=5 base=none ;;
 	--rounds) rounds=${2:?}; shift ;;
 	--runtime) runtime=${2:?}; shift ;;
-	--scenarios) scens=${2:?}; shift ;;
+	--scenarios) scens=${2:?} base=none; shift ;;
 	--kernel) kernel=${2:?}; shift ;;
 	--base-kernel) base=${2:?}; shift ;;
 	--no-docs) docs= ;;
@@ -43,6 +46,11 @@ while [ $# -gt 0 ]; do
 done
 need jq awk gnuplot qemu-system-x86_64 fio
 [ -f "$kernel" ] || die "no test kernel at $kernel: run 'make kernel'"
+if [ "$base" = auto ]; then
+	step "building the unpatched base kernel (tools/bench/base-kernel.sh)"
+	base=$("$TOP/tools/bench/base-kernel.sh") || die "base kernel build failed"
+fi
+[ "$base" != none ] || base=''
 [ -z "$base" ] || [ -f "$base" ] || die "no base kernel at $base"
 [ -n "$out" ] || out=$CACHE/bench/$(date +%Y%m%d-%H%M%S)${quick:+-quick}
 mkdir -p "$out"
@@ -91,10 +99,19 @@ guest "$out/main" "$kernel" $((est * 2 + 300)) ||
 grep -qx latency "$out"/main/results/*/policies 2>/dev/null ||
 	die "the test kernel does not offer the latency iopolicy (rebuilt by 'make check'? run 'make kernel')"
 if [ -n "$base" ]; then
-	step "base kernel $base: overhead under numa"
-	guest "$out/base" "$base" $((rounds * 60 + 300)) \
-		BENCH_SCENARIOS=overhead BENCH_POLICIES=numa ||
-		die "base kernel run failed; see $out/base/console.log"
+	# boot-to-boot variation is part of what is compared: alternate the
+	# kernels, one boot each per round
+	cp -p "$base" "$out/bzImage-base"
+	for r in $(seq "$rounds"); do
+		for k in patched base; do
+			step "overhead under numa, $k kernel, boot $r of $rounds"
+			kimg=$kernel
+			[ "$k" = patched ] || kimg=$out/bzImage-base
+			guest "$out/$k/$r" "$kimg" 400 BENCH_ROUNDS=1 \
+				BENCH_SCENARIOS=overhead BENCH_POLICIES=numa ||
+				die "$k kernel run failed; see $out/$k/$r/console.log"
+		done
+	done
 fi
 if [ -n "$docs" ] && [ -n "$scens" ]; then
 	# a subset does not replace the repository's report

@@ -25,7 +25,8 @@ log=$1
 
 pat='BUG:|WARNING:|KASAN|UBSAN|possible circular locking|hung_task|blocked for more than|kmemleak: [0-9]+ new suspected|unreferenced object 0x|Oops|Call Trace|Kernel panic|general protection fault|kernel BUG at|RCU stall|rcu_sched self-detected|soft lockup|hard LOCKUP'
 rc=0
-hits=$(grep -naE "$pat" "$log" | head -n "$max" || true)
+# kernel messages only (printk time stamps): test output may name these words
+hits=$(grep -naE "^\[ *[0-9]+\.[0-9]+\] .*($pat)" "$log" | head -n "$max" || true)
 if [ -n "$hits" ]; then
 	echo "${0##*/}: kernel problems in $log:"
 	printf '%s\n' "$hits" | cut -c1-200 | sed 's/^/  /'
