@@ -264,13 +264,15 @@ end=$(( ${EPOCHREALTIME/[.,]/} + (secs - 4) * 1000000 ))
 n=0 slowest_us=0 slowest=none
 # until the end, or while fio runs and a kind has not run yet
 while kill -0 "$fio" 2> /dev/null; do
-	# every kind once (in random order) before the free choice
+	# kinds that have not run yet get every other pick (only those could
+	# deadlock: a reset waits for two usable paths that only other kinds
+	# bring back)
 	todo=()
 	for k in "${kinds[@]}"; do
 		[ -n "${count[$k]:-}" ] || todo+=("$k")
 	done
 	[ ${#todo[@]} -gt 0 ] || [ "${EPOCHREALTIME/[.,]/}" -lt "$end" ] || break
-	[ ${#todo[@]} -gt 0 ] || todo=("${kinds[@]}")
+	[ ${#todo[@]} -gt 0 ] && [ $((RANDOM % 2)) = 0 ] || todo=("${kinds[@]}")
 	pick "${todo[@]}"
 	k=$REPLY
 	pick 1 2 3
