@@ -3,7 +3,10 @@
 # The estimator follows a path's latency: with 5 ms added to the round
 # trip of one of two tcp paths (netem 2.5 ms each way), that path's 4 KiB
 # read estimate rises by 4-8 ms within 1 s while the other path's stays
-# within 1 ms; when the delay is removed it falls back within 1 s.
+# within 1 ms; when the delay is removed it falls back to within 1 ms of
+# its baseline within 3 s.  That path is idle under the latency policy by
+# then: only probes refresh it, one fold (2 samples) about every 300 ms,
+# and six folds of weight 1/4 take the 5 ms step below 1 ms.
 set -u
 # shellcheck source-path=SCRIPTDIR source=../../vm/lib.sh
 . "$(dirname "$0")/../../vm/lib.sh"
@@ -58,8 +61,8 @@ nvlat_cmp "${d1#-}" '<=' 1
 tap_result $? "path 1 estimate stayed within 1 ms ($d1 ms)"
 
 nvlat_netem_set "$port" delay 0ms
-r=$(watch 2 1 '<=' "$(nvlat_calc "$b2 + 1")")
-tap_result $? "path 2 estimate back within 1 ms of baseline within 1 s ($r)"
+r=$(watch 2 3 '<=' "$(nvlat_calc "$b2 + 1")")
+tap_result $? "path 2 estimate back within 1 ms of baseline within 3 s ($r)"
 wait "$fio"
 tap_result $? "fio completed without errors"
 tap_done

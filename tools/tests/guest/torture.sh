@@ -261,18 +261,17 @@ pids+=($!)
 sleep 1
 kinds=(policy link loop ana reset netem tunable ns2)
 end=$(( ${EPOCHREALTIME/[.,]/} + (secs - 4) * 1000000 ))
-n=0 slowest_us=0 slowest=none
+n=0 slowest_us=0 slowest=none refused=
 # until the end, or while fio runs and a kind has not run yet
 while kill -0 "$fio" 2> /dev/null; do
-	# kinds that have not run yet get every other pick (only those could
-	# deadlock: a reset waits for two usable paths that only other kinds
-	# bring back)
+	# kinds that have not run yet come first, except right after a refusal
+	# (a reset waits for two usable paths that only other kinds bring back)
 	todo=()
 	for k in "${kinds[@]}"; do
 		[ -n "${count[$k]:-}" ] || todo+=("$k")
 	done
 	[ ${#todo[@]} -gt 0 ] || [ "${EPOCHREALTIME/[.,]/}" -lt "$end" ] || break
-	[ ${#todo[@]} -gt 0 ] && [ $((RANDOM % 2)) = 0 ] || todo=("${kinds[@]}")
+	[ ${#todo[@]} -gt 0 ] && [ -z "$refused" ] || todo=("${kinds[@]}")
 	pick "${todo[@]}"
 	k=$REPLY
 	pick 1 2 3
@@ -288,7 +287,8 @@ while kill -0 "$fio" 2> /dev/null; do
 	netem) op_netem ;;
 	tunable) op_tunable ;;
 	ns2) op_ns2 ;;
-	esac || continue
+	esac || { refused=1; continue; }
+	refused=''
 	t=$(( ${EPOCHREALTIME/[.,]/} - t_op ))
 	[ "$t" -le "$slowest_us" ] || { slowest_us=$t slowest="$k"; }
 	n=$((n + 1))
