@@ -334,9 +334,10 @@ for k in "${kinds[@]}"; do
 	[ "${count[$k]:-0}" -gt 0 ] || missing="$missing $k"
 done
 tap_is "${missing# }" "" "every kind of operation ran at least once"
-# a path operation that hangs shows here (and in the hung-task detector)
-tap_ok "the slowest operation ($slowest) took $((slowest_us / 1000)) ms, under 120 s" \
-	[ "$slowest_us" -lt 120000000 ]
+# a path operation that hangs shows here (and in the hung-task detector);
+# under KASAN and TCG a tc run has taken 58 s
+tap_ok "the slowest operation ($slowest) took $((slowest_us / 1000)) ms, under 300 s" \
+	[ "$slowest_us" -lt 300000000 ]
 
 # Memory: same topology as at the start, fio gone.
 touch "$stop"
