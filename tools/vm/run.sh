@@ -12,7 +12,8 @@
 # read-write with the guest at the same path; it holds the guest command
 # script, console.log and exit-status, and is where COMMAND runs its
 # results.  COMMAND runs in the current directory with NVLAT_WORK set to
-# the run directory and the host's NVLAT_TORTURE_* and NVLAT_TEST_TIMEOUT.  The console is streamed to stdout unless -q.
+# the run directory and the host's NVLAT_TORTURE_* and NVLAT_TEST_TIMEOUT.
+# The console is streamed to stdout unless -q.
 # Exit status: COMMAND's, 124 on timeout, 1 on other failures.
 set -eu
 # shellcheck source-path=SCRIPTDIR source=../common.sh
