@@ -157,11 +157,16 @@ op_loop_ctrl() {
 		echo 1 > "/sys/class/nvme/${ctrl[1]}/delete_controller" || opfail "delete ${ctrl[1]}"
 		gone[1]=1
 	else
-		# Open finding (seed 48356): connecting while namespace 2 is
-		# disabled on the target fails with EINVAL; not yet understood,
-		# kept out of the schedule until it is.
-		rd "$sub/namespaces/2/enable"
-		[ "$REPLY" = 1 ] || return 1
+		# nvmet gives a freed controller ID to the next connect while
+		# the host still holds it on a reconnecting controller, and the
+		# host refuses the clash with EINVAL (base kernel behaviour,
+		# seed 48356, 71-cntlid-reuse.sh): connect only while both tcp
+		# ports are linked and their controllers live.
+		local id
+		for id in 2 3; do
+			rd "/sys/class/nvme/${ctrl[$id]}/state"
+			[ -n "${linked[$id]}" ] && [ "$REPLY" = live ] || return 1
+		done
 		sed -i '/^1 /d' "$NVLAT_STATE/paths"
 		nvlat_connect 1 loop || { opfail "reconnect port 1"; return 0; }
 		ctrl[1]=$(nvlat_ctrl 1)
@@ -310,7 +315,7 @@ for id in 1 2 3; do
 	[ "${ana[$id]}" = optimized ] || { echo optimized > "$cfs/ports/$id/ana_groups/1/ana_state"; ana[$id]=optimized; }
 done
 ns2_enable 1
-[ -z "${gone[1]}" ] || op_loop_ctrl
+[ -z "${gone[1]}" ] || nvlat_wait 60 op_loop_ctrl || opfail "loop reconnect refused for 60 s"
 nvlat_iopolicy_set latency
 wait "$fio"
 rc=$?
