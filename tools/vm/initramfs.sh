@@ -14,6 +14,9 @@
 #   nvlat.work=DIR   where the read-write 9p share `work` is mounted in the
 #                    new root (default /work); PATH's exit status is written
 #                    to DIR/exit-status
+#   nvlat.top=DIR    where the read-only 9p share `top` (the repository) is
+#                    mounted when the new root hides DIR (a clone under
+#                    /tmp or /run, which are tmpfs in the guest)
 #   nvlat.shell=1    start a shell on the console instead of rebooting on
 #                    errors (debugging)
 set -eu
@@ -93,6 +96,12 @@ $bb ip link set lo up
 $bb mkdir -p "$R$work"
 $bb mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000,cache=none \
 	work "$R$work" || halt "cannot mount 9p share work at $work"
+top=$(arg nvlat.top) || top=
+if [ -n "$top" ] && [ ! -d "$R$top" ]; then
+	$bb mkdir -p "$R$top"
+	$bb mount -t 9p -o ro,trans=virtio,version=9p2000.L,msize=512000,cache=loose \
+		top "$R$top" || halt "cannot mount 9p share top at $top"
+fi
 
 say "running $cmd"
 $bb chroot $R /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \

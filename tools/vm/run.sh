@@ -57,8 +57,8 @@ case "$tmo" in '' | *[!0-9]*) die "-t wants seconds, got '$tmo'" ;; esac
 [ -n "$rundir" ] || rundir=$CACHE/runs/$(date +%Y%m%d-%H%M%S)-$$
 mkdir -p "$rundir"
 rundir=$(cd "$rundir" && pwd)
-case "$rundir$PWD" in *[[:space:],]*)
-	die "run dir and current directory must not contain spaces or commas" ;;
+case "$rundir$PWD$TOP" in *[[:space:],]*)
+	die "run dir, repository and current directory must not contain spaces or commas" ;;
 esac
 rm -f "$rundir/exit-status" "$rundir/console.log"
 log=$rundir/console.log
@@ -90,7 +90,7 @@ esac
 append="console=ttyS0 numa=fake=2 null_blk.nr_devices=0 tsc=reliable"
 khz=$(host_tsc_khz)
 [ -z "$khz" ] || append="$append tsc_early_khz=$khz"
-append="$append nvlat.cmd=$rundir/guest-cmd.sh nvlat.work=$rundir$extra"
+append="$append nvlat.cmd=$rundir/guest-cmd.sh nvlat.work=$rundir nvlat.top=$TOP$extra"
 # Without ACPI the guest finds CPUs in the MP table, where SeaBIOS lists
 # one CPU per socket.
 qemu=(qemu-system-x86_64 "${accel[@]}" -smp "$cpus,sockets=$cpus,cores=1,threads=1" -m "$mem"
@@ -99,7 +99,9 @@ qemu=(qemu-system-x86_64 "${accel[@]}" -smp "$cpus,sockets=$cpus,cores=1,threads
 	-fsdev "local,id=fsroot,path=/,security_model=none,readonly=on,multidevs=remap"
 	-device "virtio-9p-pci,fsdev=fsroot,mount_tag=hostroot"
 	-fsdev "local,id=fswork,path=$rundir,security_model=none,multidevs=remap"
-	-device "virtio-9p-pci,fsdev=fswork,mount_tag=work")
+	-device "virtio-9p-pci,fsdev=fswork,mount_tag=work"
+	-fsdev "local,id=fstop,path=$TOP,security_model=none,readonly=on,multidevs=remap"
+	-device "virtio-9p-pci,fsdev=fstop,mount_tag=top")
 printf '%q ' "${qemu[@]}" > "$rundir/qemu-cmd"
 echo >> "$rundir/qemu-cmd"
 
