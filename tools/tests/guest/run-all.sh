@@ -14,6 +14,9 @@ set -u
 dir=$(cd "$(dirname "$0")" && pwd)
 tmo=${NVLAT_TEST_TIMEOUT:-600}
 out=${NVLAT_WORK:-/tmp}
+# Tests run in the guest's /tmp: fio leaves verify state files in its
+# current directory, and the repository may be mounted read-only.
+cd /tmp || exit 1
 tap=$out/results.tap
 : > "$tap"
 
