@@ -10,7 +10,7 @@ CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/nvme-latency
 export NVLAT_CACHE := $(CACHE)
 T := tools
 
-.PHONY: help deps tree apply reset-tree export check-sync kernel kernel-base \
+.PHONY: help deps tree apply reset-tree export check-sync kernel kernel-base profile \
 	test test-debug torture demo bench bench-quick check check-selftest \
 	quilt-check maintainers send-dry-run clean
 
@@ -74,6 +74,11 @@ bench: kernel
 
 bench-quick: kernel
 	@$(T)/bench/bench.sh --quick
+
+## make profile [PROFILE_SECONDS=8]   perf profile of the overhead scenario per iopolicy
+PROFILE_SECONDS ?= 8
+profile: tree
+	@$(T)/bench/profile.sh $(PROFILE_SECONDS)
 
 ## make check       checkpatch --strict, W=1, sparse, coccicheck, kernel-doc
 check: tree

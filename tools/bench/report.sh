@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Write DOCS/benchmarks.md and DOCS/bench-*.png from the results of
-# tools/bench/bench.sh (RESULTS/main, and RESULTS/{patched,base}/N for the
-# boots of --base-kernel).
+# tools/bench/bench.sh (RESULTS/main, RESULTS/overhead for the overhead
+# scenario's own boot, and RESULTS/{patched,base}/N for the boots of
+# --base-kernel).
 #
 #   tools/bench/report.sh RESULTS_DIR [DOCS_DIR]
 #
@@ -20,6 +21,7 @@ work=$res/report
 mkdir -p "$work"
 
 "$here/extract.sh" "$res/main/results" > "$work/runs.tsv"
+[ ! -d "$res/overhead/results" ] || "$here/extract.sh" "$res/overhead/results" >> "$work/runs.tsv"
 # --base-kernel: alternating boots of the patched and the base kernel
 for k in patched base; do
 	for d in "$res/$k"/*/results; do
@@ -32,6 +34,13 @@ while IFS=$'\t' read -r s p c med mn mx n; do
 	MED[$s,$p,$c]=$med MIN[$s,$p,$c]=$mn MAX[$s,$p,$c]=$mx NUM[$s,$p,$c]=$n
 done < "$work/agg.tsv"
 src() { awk -v k="$1" '$1 == k { $1 = ""; sub(/^ /, ""); print; exit }' "$res/source" 2>/dev/null; }
+# sdir S: results directory of scenario S (empty when it did not run)
+sdir() {
+	local d
+	for d in "$res/main/results/$1" "$res/overhead/results/$1"; do
+		[ ! -d "$d" ] || { echo "$d"; return; }
+	done
+}
 meta() { awk -v k="$1" '$1 == k { $1 = ""; sub(/^ /, ""); print; exit }' "$res/main/results/meta"; }
 POLS=(numa round-robin queue-depth latency oracle)
 SCENS=(symmetric asym2 asym20 asym20-first fabric shifting bwlimit mixed overhead)
@@ -92,7 +101,7 @@ table() { # table SCENARIO
 # crit SCENARIO "DESCRIPTION" VALUE OP LIMIT: one row of the ratio table
 crit() {
 	local v=$3 verdict
-	[ -d "$res/main/results/$1" ] || return 0
+	[ -n "$(sdir "$1")" ] || return 0
 	if [ -z "$v" ] || [ "$v" = nan ]; then
 		verdict="n/a"
 		v="-"
@@ -282,7 +291,7 @@ missed=$(grep -c '^missed$' "$work/verdicts" || true)
 
 	EOF
 	for s in "${SCENS[@]}"; do
-		[ -d "$res/main/results/$s" ] || continue
+		[ -n "$(sdir "$s")" ] || continue
 		case "$s" in
 		symmetric) d="two tcp paths, no delay; 4 KiB randread, 2 jobs (one per CPU), iodepth 8 each." ;;
 		asym2) d="two tcp paths, +2 ms round trip on path 2 (netem 1 ms each way); 4 KiB randread as in symmetric." ;;
@@ -292,13 +301,13 @@ missed=$(grep -c '^missed$' "$work/verdicts" || true)
 		shifting) d="two tcp paths; +5 ms round trip on path 2, moved to path 1 after $(meta shift) s and back after $((2 * $(meta shift))) s (\`tc qdisc change\`); 4 KiB randread.  Last column: time from a move until a 0.5 s window has >= 90% of its I/O on the new fast path (sampled every 0.1 s; 99 = never): median (min–max) over both moves of every round." ;;
 		bwlimit) d="two tcp paths limited by netem to 24 and 6 Mbit/s (4:1); 128 KiB sequential read, iodepth 16." ;;
 		mixed) d="path 1 loop, path 2 tcp +2 ms; a 4 KiB randread job (iodepth 8, CPU 0) and a 128 KiB sequential read job (iodepth 8, CPU 1) at once." ;;
-		overhead) d="two loop paths on null_blk, no delay; 4 KiB randread, 2 jobs (one per CPU), iodepth 32 each.  CPU per I/O: fio usr + sys time over its I/Os.  The numa@patched and numa@base rows come from separate boots of the patched and the unpatched kernel, alternated, one run per boot and round." ;;
+		overhead) d="two loop paths on null_blk, no delay; 4 KiB randread, 2 jobs (one per CPU), iodepth 32 each.  Runs in a boot of its own after the other scenarios, with three times their rounds (late in the main boot every policy ran it 20-30% slower and more scattered).  CPU per I/O: fio usr + sys time over its I/Os.  The numa@patched and numa@base rows come from separate boots of the patched and the unpatched kernel, alternated, one run per boot and round." ;;
 		esac
 		echo "### $s"
 		echo
 		echo "$d"
 		echo
-		echo "    $(sed "s|/dev/nvme[0-9]*n[0-9]*|/dev/nvmeXnY|" "$res/main/results/$s/fio-cmd")"
+		echo "    $(sed "s|/dev/nvme[0-9]*n[0-9]*|/dev/nvmeXnY|" "$(sdir "$s")/fio-cmd")"
 		echo
 		table "$s"
 		echo

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Where the CPU goes in the overhead scenario, per iopolicy: builds the
+# test kernel with perf events (tools/vm/perf.config, in
+# $CACHE/build-perf; cold about 20 minutes, ccache shares nothing with
+# the test kernel since every object sees the changed config), boots it
+# and runs tools/bench/profile-guest.sh, then prints the share of CPU
+# samples in the functions the iopolicies and the estimator run per I/O.
+#
+#   tools/bench/profile.sh [SECONDS]     # per policy, default 8
+#
+# Results (flat profiles POLICY.top, series.tsv, fio JSON) stay in
+# $CACHE/profile/<timestamp>.
+set -eu
+# shellcheck source-path=SCRIPTDIR source=../common.sh
+. "$(dirname "$0")/../common.sh"
+
+secs=${1:-8}
+case "$secs" in '' | *[!0-9]*) die "SECONDS must be a number" ;; esac
+need perf jq
+out=$CACHE/build-perf
+"$TOP/tools/kernel.sh" "$out" "$TOP/tools/vm/perf.config"
+rd=$CACHE/profile/$(date +%Y%m%d-%H%M%S)
+mkdir -p "$rd"
+"$TOP/tools/vm/run.sh" -q -k "$out/arch/x86/boot/bzImage" -t $((secs * 10 + 300)) -r "$rd" -- \
+	env PROFILE_SECONDS="$secs" "$TOP/tools/bench/profile-guest.sh" ||
+	die "guest run failed; see $rd/console.log"
+grep -a '^# .*IOPS under perf' "$rd/console.log" | sed 's/^# //' || true
+echo "share of CPU samples (children = with callees), $secs s per policy:"
+awk -F '\t' '{ printf "  %-12s %-40s self %7s  children %7s\n", $1, $2, $3, $4 }' "$rd/series.tsv"
+step "profiles in $rd"
