@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # The estimator follows a path's latency: with 5 ms added to the round
 # trip of one of two tcp paths (netem 2.5 ms each way), that path's 4 KiB
-# read estimate rises by 4-8 ms within 1 s while the other path's stays
+# read estimate rises by 4-10 ms within 1 s while the other path's stays
 # within 1 ms; when the delay is removed it falls back to within 1 ms of
 # its baseline within 3 s.  That path is idle under the latency policy by
 # then: only probes refresh it, one fold (2 samples) about every 300 ms,
@@ -54,8 +54,10 @@ sleep 1
 s2=$(est 2) s1=$(est 1)
 tap_diag "with delay: path 1 $s1 ms, path 2 $s2 ms"
 rise=$(nvlat_calc "$s2 - $b2")
-nvlat_cmp "$rise" '>=' 4 && nvlat_cmp "$rise" '<=' 8
-tap_result $? "path 2 rise is 4-8 ms (+$rise ms)"
+# at most twice the added round trip: 16 uncontended runs measured
+# +4.7 to +8.6 ms under TCG (netem timers and the 2 requests in flight)
+nvlat_cmp "$rise" '>=' 4 && nvlat_cmp "$rise" '<=' 10
+tap_result $? "path 2 rise is 4-10 ms (+$rise ms)"
 d1=$(nvlat_calc "$s1 - $b1")
 nvlat_cmp "${d1#-}" '<=' 1
 tap_result $? "path 1 estimate stayed within 1 ms ($d1 ms)"
