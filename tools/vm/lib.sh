@@ -215,6 +215,16 @@ nvlat_connect() {
 	echo "$1 $2 nvme$inst" >> "$NVLAT_STATE/paths"
 }
 
+# nvlat_path_forget ID: drop port ID from the connected paths (after its
+# controller was deleted by hand), so that nvlat_connect can add it again.
+nvlat_path_forget() { sed -i "/^$1 /d" "$NVLAT_STATE/paths"; }
+
+# nvlat_ctrl_state_is ID STATE: the controller of port ID is in STATE
+# (live, connecting, resetting, ...).
+nvlat_ctrl_state_is() {
+	[ "$(cat "/sys/class/nvme/$(nvlat_ctrl "$1")/state" 2>/dev/null)" = "$2" ]
+}
+
 # nvlat_paths: the "ID TRANSPORT CTRL" lines of the connected paths.
 nvlat_paths() { cat "$NVLAT_STATE/paths" 2>/dev/null; }
 

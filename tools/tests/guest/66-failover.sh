@@ -35,8 +35,7 @@ tap_diag "port 1 linked back at 6 s"
 wait "$fio"
 tap_result $? "fio write+verify exited 0"
 tap_is "$(nvlat_fio_get "$tmp/v.json" .error)" 0 "fio reports no I/O error"
-live() { [ "$(cat "/sys/class/nvme/$(nvlat_ctrl 1)/state")" = live ]; }
-tap_ok "path 1 reconnected" nvlat_wait 30 live
+tap_ok "path 1 reconnected" nvlat_wait 30 nvlat_ctrl_state_is 1 live
 sleep 1
 before=$(nvlat_ios_snapshot)
 tap_ok "fio after the relink" nvlat_fio "$tmp/after.json" --filename="/dev/$NVLAT_HEAD" \

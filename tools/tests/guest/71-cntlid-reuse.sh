@@ -29,19 +29,18 @@ id_tcp=$(cat "/sys/class/nvme/$tcp/cntlid")
 id_loop=$(cat "/sys/class/nvme/$loop/cntlid")
 tap_ok "tcp controller has the lower ID ($id_tcp < $id_loop)" [ "$id_tcp" -lt "$id_loop" ]
 
-state() { [ "$(cat "/sys/class/nvme/$1/state" 2>/dev/null)" = "$2" ]; }
 rm "$cfs/ports/1/subsystems/$NVLAT_NQN"
 tap_ok "tcp controller $tcp reconnects after its port is unlinked" \
-	nvlat_wait 20 state "$tcp" connecting
+	nvlat_wait 20 nvlat_ctrl_state_is 1 connecting
 echo 1 > "/sys/class/nvme/$loop/delete_controller"
 nvlat_wait 20 eval "[ ! -e /sys/class/nvme/$loop ]"
-sed -i '/^2 /d' "$NVLAT_STATE/paths"
+nvlat_path_forget 2
 
 # one_ctrl: the host holds one controller of the subsystem
 one_ctrl() { [ "$(grep -lx "$NVLAT_NQN" /sys/class/nvme/nvme*/subsysnqn 2>/dev/null | wc -l)" = 1 ]; }
 relink() {
 	ln -s "$cfs/subsystems/$NVLAT_NQN" "$cfs/ports/1/subsystems/$NVLAT_NQN"
-	nvlat_wait 30 state "$tcp" live
+	nvlat_wait 30 nvlat_ctrl_state_is 1 live
 }
 mark=$(dmesg | wc -l)
 if nvlat_connect 2 loop 2> /dev/null; then

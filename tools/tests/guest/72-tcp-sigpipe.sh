@@ -31,13 +31,12 @@ fio --name=w --filename="/dev/$NVLAT_HEAD" --ioengine=libaio --direct=1 \
 	--group_reporting --output-format=json --output="$tmp/w.json" \
 	> "$tmp/w.out" 2>&1 &
 fio=$!
-live() { [ "$(cat "/sys/class/nvme/$(nvlat_ctrl 1)/state")" = live ]; }
 sleep 2
 for ((i = 0; i < cycles; i++)); do
 	rm "$cfs/ports/1/subsystems/$NVLAT_NQN"
 	sleep 1
 	ln -s "$cfs/subsystems/$NVLAT_NQN" "$cfs/ports/1/subsystems/$NVLAT_NQN"
-	nvlat_wait 10 live || break
+	nvlat_wait 10 nvlat_ctrl_state_is 1 live || break
 	sleep 1
 done
 tap_is "$i" "$cycles" "port 1 unlinked and back $cycles times"

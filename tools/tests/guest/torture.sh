@@ -167,7 +167,7 @@ op_loop_ctrl() {
 			rd "/sys/class/nvme/${ctrl[$id]}/state"
 			[ -n "${linked[$id]}" ] && [ "$REPLY" = live ] || return 1
 		done
-		sed -i '/^1 /d' "$NVLAT_STATE/paths"
+		nvlat_path_forget 1
 		nvlat_connect 1 loop || { opfail "reconnect port 1"; return 0; }
 		ctrl[1]=$(nvlat_ctrl 1)
 		oplog "reconnected port 1 as ${ctrl[1]}"
