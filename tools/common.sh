@@ -47,6 +47,38 @@ series_patches() {
 	done < "$TOP/series"
 }
 
+# mirror_uri: the Debian mirror apt is configured with (not the security one)
+mirror_uri() {
+	local f uri=
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -f "$f" ] || continue
+		uri=$(awk '/^URIs:/ && $2 !~ /security/ { print $2; exit }' "$f")
+		[ -n "$uri" ] && break
+	done
+	if [ -z "$uri" ] && [ -f /etc/apt/sources.list ]; then
+		uri=$(awk '$1 == "deb" && $0 !~ /security/ {
+			for (i = 2; i <= NF; i++) if ($i ~ /:\/\//) { print $i; exit } }' \
+			/etc/apt/sources.list)
+	fi
+	[ -n "$uri" ] || die "no Debian mirror found in /etc/apt"
+	printf '%s\n' "$uri"
+}
+
+# apt_private DIR TYPE SUITE: an apt index of its own in DIR, apart from the
+# system's, for one line "TYPE <mirror> SUITE main" (TYPE deb or deb-src);
+# updates it and sets APT_OPTS for the apt-get and apt-cache calls on it.
+apt_private() {
+	local dir=$1 uri
+	uri=$(mirror_uri) || exit 1
+	mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial"
+	printf '%s [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] %s %s main\n' \
+		"$2" "$uri" "$3" > "$dir/sources.list"
+	APT_OPTS=(-o "Dir::Etc::SourceList=$dir/sources.list" -o Dir::Etc::SourceParts=/dev/null
+		-o "Dir::State::Lists=$dir/lists" -o "Dir::Cache=$dir/cache"
+		-o Debug::NoLocking=1 -o APT::Sandbox::User=root)
+	apt-get "${APT_OPTS[@]}" -qq update
+}
+
 # host_tsc_khz: the host's TSC frequency in kHz.  A TCG guest's TSC runs at
 # it; booting with tsc_early_khz= spares the guest its PIT calibration,
 # which fails when the host is busy and leaves the guest on refined-jiffies

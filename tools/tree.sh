@@ -11,38 +11,25 @@ PKG=${KPKG:-linux-source-7.3}
 SUITE=${KSUITE:-trixie-backports}
 BASE_TAG=${BASE_TAG:-nvlat-base}
 
-mirror_uri() {
-	local f uri=
-	for f in /etc/apt/sources.list.d/*.sources; do
-		[ -f "$f" ] || continue
-		uri=$(awk '/^URIs:/ && $2 !~ /security/ { print $2; exit }' "$f")
-		[ -n "$uri" ] && break
-	done
-	if [ -z "$uri" ] && [ -f /etc/apt/sources.list ]; then
-		uri=$(awk '$1 == "deb" && $0 !~ /security/ {
-			for (i = 2; i <= NF; i++) if ($i ~ /:\/\//) { print $i; exit } }' \
-			/etc/apt/sources.list)
-	fi
-	[ -n "$uri" ] || die "no Debian mirror found in /etc/apt; set KDEB=path/to/$PKG.deb"
-	printf '%s\n' "$uri"
+# apt_index: the private apt index of $SUITE in the cache (the first step of
+# fetching $PKG; 'tools/tree.sh index' runs only it).
+apt_index() {
+	need apt-get
+	step "apt index of $SUITE from $(mirror_uri) into $CACHE/apt" >&2
+	apt_private "$CACHE/apt" deb "$SUITE" >&2 || die "apt-get update of $SUITE failed"
+	apt-cache "${APT_OPTS[@]}" show "$PKG" > /dev/null 2>&1 ||
+		die "no $PKG in $SUITE on the mirror; set KDEB=path/to/$PKG.deb"
 }
 
 fetch_deb() {
-	local deb apt uri
+	local deb
 	deb=$(find "$CACHE/deb" -name "${PKG}_*.deb" 2>/dev/null | head -n 1)
 	if [ -n "${KDEB:-}" ]; then deb=$KDEB; fi
 	if [ -n "$deb" ]; then printf '%s\n' "$deb"; return; fi
-	need apt-get
-	uri=$(mirror_uri)
-	apt="$CACHE/apt"
-	mkdir -p "$apt/lists/partial" "$CACHE/deb"
-	printf 'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] %s %s main\n' \
-		"$uri" "$SUITE" > "$apt/sources.list"
-	set -- -o "Dir::Etc::SourceList=$apt/sources.list" -o Dir::Etc::SourceParts=/dev/null \
-		-o "Dir::State::Lists=$apt/lists" -o Debug::NoLocking=1 -o APT::Sandbox::User=root
+	apt_index
+	mkdir -p "$CACHE/deb"
 	step "fetching $PKG from $SUITE" >&2
-	apt-get "$@" -qq update >&2 || die "apt-get update of $SUITE failed"
-	(cd "$CACHE/deb" && apt-get "$@" -qq download "$PKG" >&2) ||
+	(cd "$CACHE/deb" && apt-get "${APT_OPTS[@]}" -qq download "$PKG" >&2) ||
 		die "apt-get download $PKG failed (is $SUITE on the mirror?)"
 	find "$CACHE/deb" -name "${PKG}_*.deb" | head -n 1
 }
@@ -124,5 +111,9 @@ apply)
 	tree_clean "$KSRC" || die "KSRC=$KSRC has uncommitted changes or an am in progress: clean it first"
 	apply_series "$KSRC"
 	;;
-*) die "usage: $0 [tree|reset|apply]" ;;
+index)
+	# only the apt part of the fetch, into the cache (tools/fresh-home.sh)
+	apt_index
+	;;
+*) die "usage: $0 [tree|reset|apply|index]" ;;
 esac
