@@ -2,6 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # make deps: install the Debian packages the project needs (as root), or
 # print the apt-get line to run (as anyone else).
+#
+# NVLAT_EXTRA_PKGS: more packages, installed the same way (tools/fresh-home.sh
+# names one that is not installed, to take the install path).
 set -eu
 # shellcheck source=common.sh
 . "$(dirname "$0")/common.sh"
@@ -9,7 +12,8 @@ set -eu
 PKGS="git make gcc flex bison bc libelf-dev libssl-dev dwarves cpio kmod
 ccache python3 python3-docutils python3-ply python3-git perl rsync xz-utils
 qemu-system-x86 busybox-static fio nvme-cli iproute2 jq gnuplot-nox
-sparse coccinelle b4 quilt shellcheck git-email linux-perf"
+sparse coccinelle b4 quilt shellcheck git-email linux-perf dpkg-dev
+${NVLAT_EXTRA_PKGS:-}"
 
 missing=
 for p in $PKGS; do

@@ -3,12 +3,14 @@
 # make test: every test of the project, in order; TAP on stdout and a last
 # line "N passed, N failed".  Exit status 0 only if nothing failed.
 #
-#   1. check-sync         patches/, series and block/ copies agree
-#   2. tree               the series applies to the 7.3 base with git am
-#   3. kernel             test kernel builds (series, CONFIG_BLK_CLAT=y)
-#   4. kernel-clat-off    block/ and drivers/nvme build with CONFIG_BLK_CLAT=n
-#   5. check              tools/check.sh (checkpatch, W=1, sparse, ...)
-#   6. boot: KUnit suites (parsed by kunit.py) and the guest tests
+#   1. fresh-home         deps.sh and tree.sh's apt set-up with an empty home
+#                         and no cache (tools/fresh-home.sh)
+#   2. check-sync         patches/, series and block/ copies agree
+#   3. tree               the series applies to the 7.3 base with git am
+#   4. kernel             test kernel builds (series, CONFIG_BLK_CLAT=y)
+#   5. kernel-clat-off    block/ and drivers/nvme build with CONFIG_BLK_CLAT=n
+#   6. check              tools/check.sh (checkpatch, W=1, sparse, ...)
+#   7. boot: KUnit suites (parsed by kunit.py) and the guest tests
 set -u
 # shellcheck source=common.sh
 . "$(dirname "$0")/common.sh"
@@ -41,6 +43,7 @@ stage() { # stage NAME CMD...: run CMD with its output in a log
 
 echo "TAP version 13"
 "$TOP/tools/deps.sh" || exit 1
+stage fresh-home "$TOP/tools/fresh-home.sh"
 stage check-sync "$TOP/tools/export.sh" check
 stage tree "$TOP/tools/tree.sh" tree || { echo "$passed passed, $failed failed"; exit 1; }
 kernel_ok=0
