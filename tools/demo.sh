@@ -36,9 +36,8 @@ step "demo: tiobench (RUNTIME=${RUNTIME:-8}s per phase) on loop + tcp(+5 ms), ev
 follow "$out/progress" &
 fpid=$!
 rc=0
-# the guest does not inherit our environment: pass it on the command
-"$TOP/tools/vm/run.sh" -q -k "$rundir/bzImage" -t "$tmo" -r "$rundir" -- \
-	env SIZE="${SIZE:-256m}" RUNTIME="${RUNTIME:-8}" NUMJOBS="${NUMJOBS:-2}" \
+"$TOP/tools/vm/run.sh" -q -k "$rundir/bzImage" -t "$tmo" -r "$rundir" \
+	-e SIZE="${SIZE:-256m}" -e RUNTIME="${RUNTIME:-8}" -e NUMJOBS="${NUMJOBS:-2}" -- \
 	"$TOP/tools/demo-guest.sh" || rc=$?
 touch "$out/progress.stop"
 wait "$fpid" || true

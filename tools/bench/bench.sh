@@ -71,19 +71,22 @@ echo "$cmdline" > "$out/command"
 	echo "bzimage $(date -u -r "$kernel" '+%Y-%m-%d %H:%M UTC') $(sha256sum < "$kernel" | cut -c1-12)"
 } > "$out/source"
 
-# guest RUNDIR KERNEL TIMEOUT [VAR=VALUE...]: one boot running guest.sh.
+# guest RUNDIR KERNEL TIMEOUT [VAR=VALUE...]: one boot running guest.sh
+# with these settings (run.sh -e; the host's BENCH_* go along as well).
 guest() {
-	local rd=$1 k=$2 tmo=$3 rc=0 fpid
+	local rd=$1 k=$2 tmo=$3 rc=0 fpid v
+	local envs=(-e BENCH_ROUNDS="$rounds" -e BENCH_RUNTIME="$runtime" -e BENCH_SHIFT="$shift_s")
 	shift 3
+	for v in "$@"; do
+		envs+=(-e "$v")
+	done
 	mkdir -p "$rd/results"
 	: > "$rd/results/progress"
 	rm -f "$rd/results/progress.stop"
 	follow "$rd/results/progress" &
 	fpid=$!
-	# the guest does not inherit our environment: pass it on the command
-	"$TOP/tools/vm/run.sh" -q -k "$k" -t "$tmo" -r "$rd" -- \
-		env BENCH_ROUNDS="$rounds" BENCH_RUNTIME="$runtime" BENCH_SHIFT="$shift_s" \
-		"$@" "$TOP/tools/bench/guest.sh" || rc=$?
+	"$TOP/tools/vm/run.sh" -q -k "$k" -t "$tmo" -r "$rd" "${envs[@]}" -- \
+		"$TOP/tools/bench/guest.sh" || rc=$?
 	touch "$rd/results/progress.stop"
 	wait "$fpid" || true
 	return "$rc"
