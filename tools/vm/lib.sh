@@ -626,3 +626,21 @@ nvlat_share_between() {
 		END { for (i = 1; i <= n; i++) t += e[i] - b[i]
 			printf "%.1f\n", t ? 100 * (e[col] - b[col]) / t : 0 }' "$1"
 }
+
+# --- lookups without a subprocess ---------------------------------------------
+
+# nvlat_read FILE: the first line of FILE in REPLY (empty when unreadable),
+# without a subprocess: under TCG with fio running every fork costs tens of
+# milliseconds.
+nvlat_read() { REPLY=''; read -r REPLY < "$1"; } 2>/dev/null
+
+# nvlat_ns_head NSID: the multipath head (nvmeXnY) of namespace NSID of
+# $NVLAT_SUBSYS; fails while there is none.
+nvlat_ns_head() {
+	local h
+	for h in /sys/class/nvme-subsystem/"$NVLAT_SUBSYS"/nvme*n"$1"; do
+		case "${h##*/}" in nvme*c*n*) continue ;; esac
+		[ -e "$h/dev" ] && { echo "${h##*/}"; return 0; }
+	done
+	return 1
+}

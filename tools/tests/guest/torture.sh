@@ -69,15 +69,7 @@ if ! { mkdir "$sub/namespaces/2" && echo "$tmp/ns2.img" > "$sub/namespaces/2/dev
 	echo 1 > "$sub/namespaces/2/enable"; }; then
 	tap_bail "cannot add namespace 2"
 fi
-ns2_head() {
-	local h
-	for h in /sys/class/nvme-subsystem/"$NVLAT_SUBSYS"/nvme*n2; do
-		case "${h##*/}" in nvme*c*n*) continue ;; esac
-		[ -e "$h/dev" ] && { echo "${h##*/}"; return 0; }
-	done
-	return 1
-}
-nvlat_wait 20 ns2_head > /dev/null || tap_bail "no head for namespace 2"
+nvlat_wait 20 nvlat_ns_head 2 > /dev/null || tap_bail "no head for namespace 2"
 for id in 2 3; do
 	nvlat_netem_set "$(nvlat_tcp_port "$id")" delay "${id}00us" || tap_bail "netem"
 done
@@ -89,25 +81,23 @@ s0=$(slab_kb)
 
 # State the schedule keeps: linked[ID] (nvmet port exports the subsystem),
 # ana[ID] (target-side state), gone[ID] (loop controller deleted), ctrl[ID]
-# (host controller).  The helpers below avoid subprocesses: under TCG with
-# fio running, every fork costs tens of milliseconds.
+# (host controller).  The helpers below avoid subprocesses (nvlat_read):
+# under TCG with fio running, every fork costs tens of milliseconds.
 declare -A linked ana gone ctrl count
 for id in 1 2 3; do
 	linked[$id]=1 ana[$id]=optimized gone[$id]='' ctrl[$id]=$(nvlat_ctrl "$id")
 done
 T0=${EPOCHREALTIME/[.,]/}
 
-# rd FILE: first line of FILE in $REPLY (empty when unreadable)
-rd() { REPLY=''; read -r REPLY < "$1"; } 2> /dev/null
 # usable ID: the schedule left the path usable and the host sees it live.
 usable() {
 	local d
 	[ -n "${linked[$1]}" ] && [ -z "${gone[$1]}" ] || return 1
 	case "${ana[$1]}" in optimized | non-optimized) ;; *) return 1 ;; esac
-	rd "/sys/class/nvme/${ctrl[$1]}/state"
+	nvlat_read "/sys/class/nvme/${ctrl[$1]}/state"
 	[ "$REPLY" = live ] || return 1
 	for d in /sys/class/nvme/"${ctrl[$1]}"/nvme*c*n1/ana_state; do
-		rd "$d"
+		nvlat_read "$d"
 		case "$REPLY" in optimized | non-optimized) return 0 ;; esac
 	done
 	return 1
@@ -164,7 +154,7 @@ op_loop_ctrl() {
 		# ports are linked and their controllers live.
 		local id
 		for id in 2 3; do
-			rd "/sys/class/nvme/${ctrl[$id]}/state"
+			nvlat_read "/sys/class/nvme/${ctrl[$id]}/state"
 			[ -n "${linked[$id]}" ] && [ "$REPLY" = live ] || return 1
 		done
 		nvlat_path_forget 1
@@ -202,11 +192,10 @@ op_tunable() {
 	pick 1 2 3
 	id=$REPLY
 	[ -z "${gone[$id]}" ] || return 1
-	rd "/sys/class/nvme-subsystem/$NVLAT_SUBSYS/iopolicy"
+	nvlat_read "/sys/class/nvme-subsystem/$NVLAT_SUBSYS/iopolicy"
 	# no estimators under the other policies: switch first
 	[ "$REPLY" = latency ] || { count[policy]=$((${count[policy]:-0} + 1)); op_policy latency; return 1; }
-	for dir in /sys/kernel/debug/block/nvme*c"${ctrl[$id]#nvme}"n1/rqos/clat; do :; done
-	[ -d "$dir" ] || return 1
+	dir=$(nvlat_clat_dir "$id") && [ -d "$dir" ] || return 1
 	pick win_nsec ewma_weight min_samples stale_windows reset
 	f=$REPLY
 	case "$f" in
@@ -230,13 +219,13 @@ op_tunable() {
 }
 ns2_enable() {
 	local e=$sub/namespaces/2/enable
-	rd "$e"
+	nvlat_read "$e"
 	[ "$REPLY" != "$1" ] || return 0
 	oplog "namespace 2 enable=$1"
 	echo "$1" > "$e" || opfail "namespace 2 enable=$1"
 }
 op_ns2() {
-	rd "$sub/namespaces/2/enable"
+	nvlat_read "$sub/namespaces/2/enable"
 	ns2_enable $((1 - REPLY))
 }
 
@@ -253,7 +242,7 @@ fio=$!
 # dd on whatever namespace 2 head exists; errors expected while it is gone
 (
 	while [ ! -e "$stop" ]; do
-		h=$(ns2_head) && dd if="/dev/$h" of=/dev/null bs=64k count=64 \
+		h=$(nvlat_ns_head 2) && dd if="/dev/$h" of=/dev/null bs=64k count=64 \
 			iflag=direct 2> /dev/null
 		sleep 0.2
 	done
@@ -326,7 +315,7 @@ tap_is "$errs" 0 "fio reports no I/O error and no verify failure"
 
 all_usable() { usable 1 && usable 2 && usable 3; }
 tap_ok "all three paths usable again" nvlat_wait 60 all_usable
-tap_ok "namespace 2 has a head again" nvlat_wait 20 eval "ns2_head > /dev/null"
+tap_ok "namespace 2 has a head again" nvlat_wait 20 eval "nvlat_ns_head 2 > /dev/null"
 idle() {
 	local id d
 	for id in 1 2 3; do
@@ -336,8 +325,8 @@ idle() {
 	[ "$(awk '{ print $1 + $2 }' "/sys/block/$NVLAT_HEAD/inflight")" = 0 ]
 }
 tap_ok "in-flight counters are zero when idle" nvlat_wait 10 idle
-tap_ok "estimators attached to all paths under latency" \
-	nvlat_wait 10 sh -c "ls /sys/kernel/debug/block/nvme*c*n1/rqos/clat/estimates | wc -l | grep -qx 3"
+all_attached() { nvlat_clat_attached 1 && nvlat_clat_attached 2 && nvlat_clat_attached 3; }
+tap_ok "estimators attached to all paths under latency" nvlat_wait 10 all_attached
 tap_is "$failures" 0 "every operation did what it should"
 missing=
 for k in "${kinds[@]}"; do
