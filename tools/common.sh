@@ -8,6 +8,9 @@ TREE=${KSRC:-$CACHE/linux}
 BUILD=${KBUILD_OUT:-$CACHE/build}
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 START_S=$(date +%s)
+# Every script writes under the cache: it exists from here on, also on a
+# machine whose home has no ~/.cache yet.
+mkdir -p "$CACHE"
 
 die() {
 	printf '%s: error: %s\n' "${0##*/}" "$*" >&2

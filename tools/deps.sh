@@ -28,5 +28,5 @@ step "installing:$missing"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq > /dev/null || die "apt-get update failed"
 # shellcheck disable=SC2086
-apt-get install -y -qq $missing > "$CACHE.deps.log" 2>&1 ||
-	{ tail -n 20 "$CACHE.deps.log" >&2; die "apt-get install failed (log: $CACHE.deps.log)"; }
+apt-get install -y -qq $missing > "$CACHE/deps.log" 2>&1 ||
+	{ tail -n 20 "$CACHE/deps.log" >&2; die "apt-get install failed (log: $CACHE/deps.log)"; }
