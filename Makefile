@@ -11,7 +11,7 @@ export NVLAT_CACHE := $(CACHE)
 T := tools
 
 .PHONY: help deps tree apply reset-tree export check-sync kernel kernel-base profile \
-	test test-debug torture demo bench bench-quick check check-selftest \
+	kunit test test-debug torture demo bench bench-quick check check-selftest \
 	quilt-check maintainers send-dry-run clean
 
 help:
@@ -48,6 +48,10 @@ kernel: tree
 ## make kernel-base the unpatched base kernel, same config (for the bench)
 kernel-base: tree
 	@$(T)/bench/base-kernel.sh
+
+## make kunit       blk-clat tests and the latency path model, natively (kunit.py, UML)
+kunit: tree
+	@$(T)/kunit.sh
 
 ## make test        every test; ends with "N passed, N failed"
 test: deps

@@ -3,6 +3,7 @@
  * KUnit tests of the completion latency estimator's arithmetic.
  */
 #include <kunit/test.h>
+#include <linux/jiffies.h>
 #include <linux/limits.h>
 #include <linux/nodemask.h>
 #include <linux/sizes.h>
@@ -248,6 +249,45 @@ static void blk_clat_test_tunables(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, blk_clat_tunable_check(BLK_CLAT_NR_TUNABLES, 1), -EINVAL);
 }
 
+/*
+ * A window that follows an idle stop measures the in-flight count over that
+ * window only: the gap before its first completion is not part of it.
+ */
+static void blk_clat_test_idle_gap(struct kunit *test)
+{
+	struct blk_clat *clat = blk_clat_alloc();
+	struct blk_clat_estimate est;
+	u64 t = 0;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, clat);
+	/* 10 completions of 1 ms in a 50 ms window: 0.2 in flight */
+	for (i = 0; i < 10; i++)
+		blk_clat_add_sample(clat, 0, false, SZ_4K, NSEC_PER_MSEC);
+	t += WIN_NS;
+	KUNIT_EXPECT_TRUE(test, blk_clat_fold(clat, t, INITIAL_JIFFIES + 13));
+	blk_clat_read(clat, 0, false, SZ_4K, INITIAL_JIFFIES + 13, &est);
+	KUNIT_EXPECT_EQ(test, est.lat_ns, (u32)NSEC_PER_MSEC);
+	KUNIT_EXPECT_EQ(test, est.inflight_mean, 204U);
+	KUNIT_EXPECT_FALSE(test, est.stale);
+
+	/* idle: the timer stops; 10 s later the same load again */
+	t += WIN_NS;
+	KUNIT_EXPECT_FALSE(test, blk_clat_fold(clat, t, INITIAL_JIFFIES + 26));
+	t += 10 * NSEC_PER_SEC;
+	for (i = 0; i < 10; i++)
+		blk_clat_add_sample(clat, 0, false, SZ_4K, NSEC_PER_MSEC);
+	t += WIN_NS;
+	KUNIT_EXPECT_TRUE(test, blk_clat_fold(clat, t, INITIAL_JIFFIES + 2539));
+	blk_clat_read(clat, 0, false, SZ_4K, INITIAL_JIFFIES + 2539, &est);
+	KUNIT_EXPECT_EQ(test, est.inflight_mean, 204U);
+	/* stale from the caller's clock: 4 windows after the last fold */
+	blk_clat_read(clat, 0, false, SZ_4K, INITIAL_JIFFIES + 2539 +
+		      STALE_WINDOWS * est.win_jiffies + 1, &est);
+	KUNIT_EXPECT_TRUE(test, est.stale);
+	blk_clat_free(clat);
+}
+
 static struct kunit_case blk_clat_test_cases[] = {
 	KUNIT_CASE(blk_clat_test_size_class),
 	KUNIT_CASE(blk_clat_test_separation),
@@ -259,6 +299,7 @@ static struct kunit_case blk_clat_test_cases[] = {
 	KUNIT_CASE(blk_clat_test_inflight),
 	KUNIT_CASE(blk_clat_test_overflow),
 	KUNIT_CASE(blk_clat_test_tunables),
+	KUNIT_CASE(blk_clat_test_idle_gap),
 	{}
 };
 

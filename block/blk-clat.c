@@ -74,10 +74,13 @@ struct blk_clat_pcpu {
 	u64 nr;
 };
 
-/* One bucket's estimate; written by the timer under ->lock only. */
+/*
+ * One bucket's estimate; written by the timer under ->lock only.  The fields
+ * that selectors read are no wider than a long, so that they never tear.
+ */
 struct blk_clat_bucket {
-	u64 lat_ns;
-	u64 per_inflight_ns;
+	u32 lat_ns;
+	u32 per_inflight_ns;
 	unsigned long folded_jiffies;
 	u64 folded_ns;
 	u64 seen_sum_ns;
@@ -86,25 +89,24 @@ struct blk_clat_bucket {
 };
 
 struct blk_clat {
+	/* read on every completion and selection */
 	struct rq_qos rqos;
 	struct blk_clat_pcpu __percpu *pcpu;
 	struct blk_clat_bucket *bucket;
 	unsigned int nr_buckets;
-
-	/* read locklessly on the I/O path, derived from ->tun[] */
+	u32 inflight;
+	/* derived from ->tun[], written under ->lock */
 	unsigned long win_jiffies;
 	unsigned long stale_jiffies;
 
-	/* protects everything below and the buckets' estimates */
-	spinlock_t lock;
+	/* the window timer's; ->lock protects them and the buckets */
+	spinlock_t lock ____cacheline_aligned_in_smp;
 	struct timer_list timer;
 	u64 tun[BLK_CLAT_NR_TUNABLES];
 	u64 busy_seen_ns;
 	u64 window_start_ns;
-	u32 inflight;
+	bool idle;
 };
-
-static DEFINE_MUTEX(blk_clat_attach_mutex);
 
 static inline struct blk_clat *rqos_to_clat(struct rq_qos *rqos)
 {
@@ -250,11 +252,30 @@ unsigned int blk_clat_index(int node, bool write, unsigned int class)
 }
 EXPORT_SYMBOL_IF_KUNIT(blk_clat_index);
 
+/**
+ * blk_clat_add_sample - account one completion
+ * @clat: the tracker
+ * @node: NUMA node of the CPU that submitted the request
+ * @write: true for a write
+ * @bytes: size of the request in bytes
+ * @lat_ns: its completion latency in ns
+ *
+ * Context: any; adds to this CPU's counters, no locks.
+ */
+VISIBLE_IF_KUNIT void blk_clat_add_sample(struct blk_clat *clat, int node,
+					  bool write, u64 bytes, u64 lat_ns)
+{
+	unsigned int idx = blk_clat_index(node, write, blk_clat_size_class(bytes));
+
+	this_cpu_add(clat->pcpu[idx].sum_ns, lat_ns);
+	this_cpu_inc(clat->pcpu[idx].nr);
+}
+EXPORT_SYMBOL_IF_KUNIT(blk_clat_add_sample);
+
 static void blk_clat_done(struct rq_qos *rqos, struct request *rq)
 {
 	struct blk_clat *clat = rqos_to_clat(rqos);
 	u64 start = rq->io_start_time_ns, now;
-	unsigned int idx;
 	bool write;
 
 	if (!(rq->rq_flags & RQF_STATS) || !start)
@@ -271,11 +292,9 @@ static void blk_clat_done(struct rq_qos *rqos, struct request *rq)
 	}
 
 	now = blk_time_get_ns();
-	idx = blk_clat_index(cpu_to_node(rq->mq_ctx->cpu), write,
-			     blk_clat_size_class((u64)rq->stats_sectors <<
-						 SECTOR_SHIFT));
-	this_cpu_add(clat->pcpu[idx].sum_ns, now > start ? now - start : 1);
-	this_cpu_inc(clat->pcpu[idx].nr);
+	blk_clat_add_sample(clat, cpu_to_node(rq->mq_ctx->cpu), write,
+			    (u64)rq->stats_sectors << SECTOR_SHIFT,
+			    now > start ? now - start : 1);
 
 	if (!timer_pending(&clat->timer))
 		mod_timer(&clat->timer, jiffies + READ_ONCE(clat->win_jiffies));
@@ -296,16 +315,28 @@ static void blk_clat_totals(struct blk_clat *clat, unsigned int idx,
 	}
 }
 
-/* Returns true if any request completed since the last call. */
-static bool blk_clat_fold(struct blk_clat *clat, u64 now_ns)
+/**
+ * blk_clat_fold - end a window: fold its samples into the estimates
+ * @clat: the tracker
+ * @now_ns: the time, ktime_get_ns()
+ * @now: the time in jiffies
+ *
+ * Context: the window timer, or a test; takes ->lock.
+ *
+ * Return: true if any request completed since the last call, false if the
+ * queue was idle and the timer may stop.
+ */
+VISIBLE_IF_KUNIT bool blk_clat_fold(struct blk_clat *clat, u64 now_ns,
+				    unsigned long now)
 {
-	u64 win_ns = clat->tun[BLK_CLAT_WIN_NSEC], busy_ns = 0;
-	u32 weight = clat->tun[BLK_CLAT_EWMA_WEIGHT];
+	u64 win_ns, busy_ns = 0, elapsed_ns;
 	bool active = false;
 	unsigned int i;
-	u32 inflight;
+	u32 weight, inflight;
 
-	lockdep_assert_held(&clat->lock);
+	spin_lock_bh(&clat->lock);
+	win_ns = clat->tun[BLK_CLAT_WIN_NSEC];
+	weight = clat->tun[BLK_CLAT_EWMA_WEIGHT];
 
 	for (i = 0; i < clat->nr_buckets; i++) {
 		struct blk_clat_bucket *b = &clat->bucket[i];
@@ -320,43 +351,50 @@ static bool blk_clat_fold(struct blk_clat *clat, u64 now_ns)
 
 		age = div64_u64(now_ns - b->folded_ns, win_ns);
 		WRITE_ONCE(b->lat_ns,
-			   blk_clat_ewma_fold(b->lat_ns,
-					      blk_clat_mean_ns(sum_ns - b->seen_sum_ns,
-							       nr - b->seen_nr),
-					      weight, min_t(u64, age, BLK_CLAT_MAX_AGE)));
+			   min_t(u64, U32_MAX,
+				 blk_clat_ewma_fold(b->lat_ns,
+						    blk_clat_mean_ns(sum_ns - b->seen_sum_ns,
+								     nr - b->seen_nr),
+						    weight, min_t(u64, age, BLK_CLAT_MAX_AGE))));
 		b->last_nr = nr - b->seen_nr;
 		b->seen_sum_ns = sum_ns;
 		b->seen_nr = nr;
 		b->folded_ns = now_ns;
-		WRITE_ONCE(b->folded_jiffies, jiffies);
+		WRITE_ONCE(b->folded_jiffies, now);
 	}
 
+	/*
+	 * After an idle stop the timer was restarted by the first completion
+	 * of this window: the gap before it was no part of the measurement.
+	 */
+	elapsed_ns = now_ns - clat->window_start_ns;
+	if (clat->idle)
+		elapsed_ns = min(elapsed_ns, win_ns);
 	inflight = blk_clat_inflight_mean(busy_ns - clat->busy_seen_ns,
-					  now_ns - clat->window_start_ns);
-	WRITE_ONCE(clat->inflight, clat->inflight ?
-		   blk_clat_ewma_fold(clat->inflight, inflight, weight, 1) :
-		   inflight);
+					  elapsed_ns);
+	if (active)
+		WRITE_ONCE(clat->inflight, clat->inflight ?
+			   blk_clat_ewma_fold(clat->inflight, inflight, weight, 1) :
+			   inflight);
 	clat->busy_seen_ns = busy_ns;
 	clat->window_start_ns = now_ns;
+	clat->idle = !active;
 
 	for (i = 0; i < clat->nr_buckets; i++)
 		WRITE_ONCE(clat->bucket[i].per_inflight_ns,
 			   blk_clat_per_inflight_ns(clat->bucket[i].lat_ns,
 						    clat->inflight));
+	spin_unlock_bh(&clat->lock);
 	return active;
 }
+EXPORT_SYMBOL_IF_KUNIT(blk_clat_fold);
 
 static void blk_clat_timer_fn(struct timer_list *t)
 {
 	struct blk_clat *clat = timer_container_of(clat, t, timer);
-	bool active;
-
-	spin_lock(&clat->lock);
-	active = blk_clat_fold(clat, ktime_get_ns());
-	spin_unlock(&clat->lock);
 
 	/* idle: the next completion restarts the timer */
-	if (active)
+	if (blk_clat_fold(clat, ktime_get_ns(), jiffies))
 		mod_timer(&clat->timer, jiffies + READ_ONCE(clat->win_jiffies));
 }
 
@@ -375,6 +413,7 @@ static void blk_clat_apply_tunables(struct blk_clat *clat)
  * @node: NUMA node of the submitting CPU
  * @write: true for writes, false for reads
  * @bytes: size of the I/O in bytes, as it will be issued on this queue
+ * @now: the caller's time in jiffies, for the staleness of the estimate
  * @est: filled with the estimate
  *
  * Lockless and cheap: a few loads, no division.  The caller must keep @clat
@@ -384,7 +423,8 @@ static void blk_clat_apply_tunables(struct blk_clat *clat)
  * Context: any.
  */
 void blk_clat_read(const struct blk_clat *clat, int node, bool write,
-		   unsigned int bytes, struct blk_clat_estimate *est)
+		   unsigned int bytes, unsigned long now,
+		   struct blk_clat_estimate *est)
 {
 	const struct blk_clat_bucket *b =
 		&clat->bucket[blk_clat_index(node, write,
@@ -395,21 +435,13 @@ void blk_clat_read(const struct blk_clat *clat, int node, bool write,
 	est->inflight_mean = READ_ONCE(clat->inflight);
 	est->win_jiffies = READ_ONCE(clat->win_jiffies);
 	est->stale = !est->lat_ns ||
-		time_after(jiffies, READ_ONCE(b->folded_jiffies) +
-				    READ_ONCE(clat->stale_jiffies));
+		time_after(now, READ_ONCE(b->folded_jiffies) +
+				READ_ONCE(clat->stale_jiffies));
 }
 EXPORT_SYMBOL_GPL(blk_clat_read);
 
-/**
- * blk_clat_reset - forget all estimates
- * @clat: tracker returned by blk_clat_attach()
- *
- * Samples taken before the call are dropped; the estimates read as "none"
- * until enough new samples have been folded.
- *
- * Context: process or softirq context; takes the tracker's spinlock.
- */
-void blk_clat_reset(struct blk_clat *clat)
+/* Forget all estimates: the debugfs "reset" file. */
+static void blk_clat_reset(struct blk_clat *clat)
 {
 	unsigned int i;
 
@@ -425,14 +457,18 @@ void blk_clat_reset(struct blk_clat *clat)
 	WRITE_ONCE(clat->inflight, 0);
 	spin_unlock_bh(&clat->lock);
 }
-EXPORT_SYMBOL_GPL(blk_clat_reset);
 
-static void blk_clat_free(struct blk_clat *clat)
+/**
+ * blk_clat_free - free a tracker that blk_clat_alloc() returned
+ * @clat: the tracker, not attached to a queue (or no longer)
+ */
+VISIBLE_IF_KUNIT void blk_clat_free(struct blk_clat *clat)
 {
 	free_percpu(clat->pcpu);
 	kfree(clat->bucket);
 	kfree(clat);
 }
+EXPORT_SYMBOL_IF_KUNIT(blk_clat_free);
 
 static void blk_clat_exit(struct rq_qos *rqos)
 {
@@ -513,7 +549,7 @@ static int blk_clat_estimates_show(void *data, struct seq_file *m)
 
 		if (!b->seen_nr && !b->lat_ns)
 			continue;
-		seq_printf(m, "%u %s %s %llu %llu %llu %llu %llu %d\n",
+		seq_printf(m, "%u %s %s %u %u %llu %llu %llu %d\n",
 			   i / (BLK_CLAT_NR_CLASSES * BLK_CLAT_NR_DIRS),
 			   str_write_read(dir), blk_clat_class_names[class],
 			   b->lat_ns, b->per_inflight_ns, b->seen_nr, b->last_nr,
@@ -562,7 +598,16 @@ static const struct rq_qos_ops blk_clat_rqos_ops = {
 #endif
 };
 
-static struct blk_clat *blk_clat_alloc(void)
+/**
+ * blk_clat_alloc - allocate a tracker with the default tunables
+ *
+ * blk_clat_attach() adds it to a queue; tests drive it directly with
+ * blk_clat_add_sample() and blk_clat_fold().
+ *
+ * Context: process context.
+ * Return: the tracker, or NULL without memory.
+ */
+VISIBLE_IF_KUNIT struct blk_clat *blk_clat_alloc(void)
 {
 	struct blk_clat *clat;
 
@@ -582,9 +627,12 @@ static struct blk_clat *blk_clat_alloc(void)
 	timer_setup(&clat->timer, blk_clat_timer_fn, 0);
 	memcpy(clat->tun, blk_clat_defaults, sizeof(clat->tun));
 	clat->window_start_ns = ktime_get_ns();
+	/* the timer is not running: the first window starts with a sample */
+	clat->idle = true;
 	blk_clat_apply_tunables(clat);
 	return clat;
 }
+EXPORT_SYMBOL_IF_KUNIT(blk_clat_alloc);
 
 /**
  * blk_clat_attach - attach the completion latency estimator to a disk
@@ -598,11 +646,14 @@ static struct blk_clat *blk_clat_alloc(void)
  * first.
  *
  * Context: process context; may sleep.  Must not be called while holding a
- * lock that the completion of I/O on @disk may need, since it waits for all
- * requests in flight on the queue.
+ * lock that the completion of I/O on @disk may need, or inside a read-side
+ * critical section that such a lock's owner waits for, since it waits for
+ * all requests in flight on the queue.  The caller serialises attach and
+ * detach of one disk; different disks need no serialisation.
  *
- * Return: the tracker, or ERR_PTR(-ENOMEM), ERR_PTR(-ENODEV) if the disk is
- * going away, ERR_PTR(-EOPNOTSUPP) if it is not blk-mq.
+ * Return: the tracker, or ERR_PTR(-ENOMEM), ERR_PTR(-ENODEV) if the disk
+ * was never added or is going away, ERR_PTR(-EOPNOTSUPP) if it is not
+ * blk-mq.
  */
 struct blk_clat *blk_clat_attach(struct gendisk *disk)
 {
@@ -620,12 +671,13 @@ struct blk_clat *blk_clat_attach(struct gendisk *disk)
 	if (!new)
 		return ERR_PTR(-ENOMEM);
 
-	mutex_lock(&blk_clat_attach_mutex);
 	mutex_lock(&q->rq_qos_mutex);
 	rqos = rq_qos_id(q, RQ_QOS_CLAT);
 	if (rqos) {
 		clat = rqos_to_clat(rqos);
-	} else if (test_bit(GD_DEAD, &disk->state)) {
+	} else if (!test_bit(GD_ADDED, &disk->state) ||
+		   test_bit(GD_DEAD, &disk->state)) {
+		/* put_disk() of a disk never added would not free us */
 		ret = -ENODEV;
 	} else {
 		ret = rq_qos_add(&new->rqos, disk, RQ_QOS_CLAT,
@@ -644,7 +696,6 @@ struct blk_clat *blk_clat_attach(struct gendisk *disk)
 			blk_mq_debugfs_register_rq_qos(q);
 		blk_debugfs_unlock(q, memflags);
 	}
-	mutex_unlock(&blk_clat_attach_mutex);
 
 	if (new)
 		blk_clat_free(new);
@@ -672,7 +723,6 @@ void blk_clat_detach(struct gendisk *disk)
 	unsigned int memflags;
 
 	might_sleep();
-	mutex_lock(&blk_clat_attach_mutex);
 	mutex_lock(&q->rq_qos_mutex);
 	rqos = rq_qos_id(q, RQ_QOS_CLAT);
 	if (rqos)
@@ -685,7 +735,6 @@ void blk_clat_detach(struct gendisk *disk)
 		blk_mq_debugfs_unregister_rqos(rqos);
 		blk_debugfs_unlock(q, memflags);
 	}
-	mutex_unlock(&blk_clat_attach_mutex);
 
 	if (rqos)
 		blk_clat_exit(rqos);

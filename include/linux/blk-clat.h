@@ -17,8 +17,8 @@ struct blk_clat;
 
 /**
  * struct blk_clat_estimate - one decayed estimate as seen by a path selector
- * @lat_ns: decayed mean completion latency in nanoseconds; 0 means that
- *	there is no estimate yet.
+ * @lat_ns: decayed mean completion latency in nanoseconds, at most
+ *	U32_MAX; 0 means that there is no estimate yet.
  * @lat_per_inflight_ns: @lat_ns divided by (mean number of requests in
  *	flight on the queue during the measurement + 1), in nanoseconds.
  *	Multiplied by (current in-flight count + 1) it scales the estimate to
@@ -31,8 +31,8 @@ struct blk_clat;
  *	longer than the stale period: the caller should send a probe.
  */
 struct blk_clat_estimate {
-	u64 lat_ns;
-	u64 lat_per_inflight_ns;
+	u32 lat_ns;
+	u32 lat_per_inflight_ns;
 	u32 inflight_mean;
 	unsigned long win_jiffies;
 	bool stale;
@@ -42,8 +42,16 @@ struct blk_clat_estimate {
 struct blk_clat *blk_clat_attach(struct gendisk *disk);
 void blk_clat_detach(struct gendisk *disk);
 void blk_clat_read(const struct blk_clat *clat, int node, bool write,
-		   unsigned int bytes, struct blk_clat_estimate *est);
-void blk_clat_reset(struct blk_clat *clat);
+		   unsigned int bytes, unsigned long now,
+		   struct blk_clat_estimate *est);
+#if IS_ENABLED(CONFIG_KUNIT)
+/* for tests that drive a tracker without a queue, such as path models */
+struct blk_clat *blk_clat_alloc(void);
+void blk_clat_free(struct blk_clat *clat);
+void blk_clat_add_sample(struct blk_clat *clat, int node, bool write,
+			 u64 bytes, u64 lat_ns);
+bool blk_clat_fold(struct blk_clat *clat, u64 now_ns, unsigned long now);
+#endif
 #else
 static inline struct blk_clat *blk_clat_attach(struct gendisk *disk)
 {
@@ -56,6 +64,7 @@ static inline void blk_clat_detach(struct gendisk *disk)
 
 static inline void blk_clat_read(const struct blk_clat *clat, int node,
 				 bool write, unsigned int bytes,
+				 unsigned long now,
 				 struct blk_clat_estimate *est)
 {
 	est->lat_ns = 0;
@@ -63,10 +72,6 @@ static inline void blk_clat_read(const struct blk_clat *clat, int node,
 	est->inflight_mean = 0;
 	est->win_jiffies = 0;
 	est->stale = true;
-}
-
-static inline void blk_clat_reset(struct blk_clat *clat)
-{
 }
 #endif /* CONFIG_BLK_CLAT */
 

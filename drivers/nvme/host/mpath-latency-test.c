@@ -1,0 +1,885 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit path model of the NVMe multipath latency iopolicy.
+ *
+ * A discrete-event simulation on a simulated clock.  Each path is a port
+ * with a fixed round trip in front of a bottleneck: a FIFO queue with a
+ * number of servers and a service time per I/O.  Paths may share one
+ * bottleneck, and several namespaces may use the same paths (controllers).
+ * Closed-loop jobs keep a fixed number of I/Os in flight.  Every completion
+ * is a sample for the real blk-clat estimator of its (namespace, path)
+ * queue, whose windows are folded on the simulated clock, and every I/O is
+ * placed by the real decision of the latency iopolicy.  The same model runs
+ * numa, round-robin and queue-depth, written as the same kind of function,
+ * and a clairvoyant placement that knows every queue and sends each I/O
+ * where it completes first: the oracle.
+ *
+ * Time scales are those of real hardware: tens of microseconds on a local
+ * path, hundreds on a remote one, 10^5 to 10^6 IOPS.
+ */
+#include <kunit/test.h>
+#include <linux/blk-clat.h>
+#include <linux/jiffies.h>
+#include <linux/math64.h>
+#include <linux/sizes.h>
+#include <linux/time64.h>
+
+#include "nvme.h"
+
+enum {
+	MODEL_MAX_PATHS		= 8,
+	MODEL_MAX_NS		= 2,
+	MODEL_MAX_SERVERS	= 32,
+	MODEL_MAX_JOBS		= 3,
+	MODEL_MAX_EVENTS	= 256,
+	MODEL_MAX_STEPS		= 2,
+	MODEL_SEGMENTS		= 10,	/* drift check: the run in tenths */
+	MODEL_TRACE		= 64,	/* share per path over time, 50 ms bins */
+};
+
+#define MODEL_WIN_NS	(50 * NSEC_PER_MSEC)	/* blk-clat's default window */
+#define MODEL_NS	(NSEC_PER_USEC)
+
+enum model_policy {
+	MODEL_NUMA,
+	MODEL_RR,
+	MODEL_QD,
+	MODEL_LAT,
+	MODEL_LAT_CTRL,		/* latency, fed per-controller in-flight counts */
+	MODEL_ORACLE,
+	MODEL_NR_POLICIES,
+};
+
+static const char *const model_policy_names[MODEL_NR_POLICIES] = {
+	"numa", "round-robin", "queue-depth", "latency", "latency/ctrl-inflight",
+	"oracle",
+};
+
+struct model_bottleneck {
+	u32 service_ns;		/* per 4 KiB I/O */
+	u32 per_kib_ns;		/* added per KiB above 4 KiB */
+	u8 servers;
+};
+
+struct model_path {
+	u32 delay_ns;		/* round trip added to every I/O */
+	u8 bottleneck;
+};
+
+struct model_job {
+	u8 ns;
+	u8 depth;
+	bool write;
+	u32 bytes;
+	u64 start_ns;
+};
+
+struct model_step {		/* at at_ns, path's round trip becomes delay_ns */
+	u64 at_ns;
+	u8 path;
+	u32 delay_ns;
+};
+
+struct model_scenario {
+	const char *name;
+	u8 nr_paths, nr_bottlenecks, nr_ns, nr_jobs, nr_steps;
+	struct model_bottleneck bn[MODEL_MAX_PATHS];
+	struct model_path path[MODEL_MAX_PATHS];
+	/* ANA tier per namespace and path: 0 optimized (default), 1, unusable */
+	u8 tier[MODEL_MAX_NS][MODEL_MAX_PATHS];
+	struct model_job job[MODEL_MAX_JOBS];
+	struct model_step step[MODEL_MAX_STEPS];
+	u64 warmup_ns, end_ns;
+};
+
+struct model_event {
+	u64 t_ns;
+	u64 submit_ns;
+	u8 job, path;
+	bool start;		/* job start, not a completion */
+};
+
+struct model_result {
+	u64 done, done_path[MODEL_MAX_PATHS];
+	u64 probes[MODEL_MAX_NS][MODEL_MAX_PATHS];
+	u64 job_done[MODEL_MAX_JOBS], job_path[MODEL_MAX_JOBS][MODEL_MAX_PATHS];
+	u64 seg[MODEL_SEGMENTS][MODEL_MAX_PATHS];
+	/* per job: completions per path in 50 ms bins from time 0 */
+	u32 trace[MODEL_MAX_JOBS][MODEL_TRACE][MODEL_MAX_PATHS];
+	u64 lat_sum_ns;
+	u64 iops;
+};
+
+struct model {
+	const struct model_scenario *sc;
+	enum model_policy policy;
+	u64 now_ns;
+	u64 server_free_ns[MODEL_MAX_PATHS][MODEL_MAX_SERVERS];
+	u32 delay_ns[MODEL_MAX_PATHS];
+	struct blk_clat *clat[MODEL_MAX_NS][MODEL_MAX_PATHS];
+	u64 next_fold_ns[MODEL_MAX_NS][MODEL_MAX_PATHS];	/* 0: timer stopped */
+	unsigned long probe_next[MODEL_MAX_NS][MODEL_MAX_PATHS];
+	u32 inflight[MODEL_MAX_NS][MODEL_MAX_PATHS];
+	unsigned int rotor[MODEL_MAX_NS];
+	struct model_event heap[MODEL_MAX_EVENTS];
+	int nr_events;
+	unsigned int next_step;
+	struct model_result r;
+};
+
+static unsigned long model_jiffies(u64 t_ns)
+{
+	return INITIAL_JIFFIES + (unsigned long)div_u64(t_ns, NSEC_PER_SEC / HZ);
+}
+
+static bool model_before(const struct model_event *a,
+			 const struct model_event *b)
+{
+	return a->t_ns < b->t_ns;
+}
+
+static void model_push(struct model *m, const struct model_event *ev)
+{
+	int i = m->nr_events++, parent;
+
+	while (i > 0) {
+		parent = (i - 1) / 2;
+		if (!model_before(ev, &m->heap[parent]))
+			break;
+		m->heap[i] = m->heap[parent];
+		i = parent;
+	}
+	m->heap[i] = *ev;
+}
+
+static struct model_event model_pop(struct model *m)
+{
+	struct model_event top = m->heap[0], last = m->heap[--m->nr_events];
+	int i = 0, c;
+
+	for (;;) {
+		c = 2 * i + 1;
+		if (c >= m->nr_events)
+			break;
+		if (c + 1 < m->nr_events && model_before(&m->heap[c + 1], &m->heap[c]))
+			c++;
+		if (!model_before(&m->heap[c], &last))
+			break;
+		m->heap[i] = m->heap[c];
+		i = c;
+	}
+	if (m->nr_events)
+		m->heap[i] = last;
+	return top;
+}
+
+static u32 model_service_ns(const struct model_bottleneck *bn, u32 bytes)
+{
+	return bn->service_ns + (bytes > SZ_4K ? ((bytes - SZ_4K) >> 10) * bn->per_kib_ns : 0);
+}
+
+/* earliest free server of a bottleneck */
+static int model_server(struct model *m, int b)
+{
+	int s, best = 0;
+
+	for (s = 1; s < m->sc->bn[b].servers; s++)
+		if (m->server_free_ns[b][s] < m->server_free_ns[b][best])
+			best = s;
+	return best;
+}
+
+static u32 model_ctrl_inflight(struct model *m, int path)
+{
+	u32 n = 0;
+	int ns;
+
+	for (ns = 0; ns < m->sc->nr_ns; ns++)
+		n += m->inflight[ns][path];
+	return n;
+}
+
+/* the latency iopolicy, as nvme_latency_path() runs it, on the model */
+static int model_latency(struct model *m, const struct model_job *job, bool ctrl)
+{
+	struct nvme_lat_path p[MODEL_MAX_PATHS];
+	unsigned long *probe_next[MODEL_MAX_PATHS];
+	unsigned long now = model_jiffies(m->now_ns);
+	struct blk_clat_estimate est;
+	int i, ns = job->ns;
+
+	for (i = 0; i < m->sc->nr_paths; i++) {
+		blk_clat_read(m->clat[ns][i], 0, job->write, job->bytes, now, &est);
+		nvme_lat_path_set(&p[i], &est,
+				  ctrl ? model_ctrl_inflight(m, i) : m->inflight[ns][i],
+				  m->sc->tier[ns][i], m->probe_next[ns][i], now, true);
+		probe_next[i] = &m->probe_next[ns][i];
+	}
+	i = nvme_lat_select(p, probe_next, m->sc->nr_paths, now, m->rotor[ns]++);
+	if (i >= 0 && p[i].probe)
+		m->r.probes[ns][i]++;
+	return i;
+}
+
+/* numa with every CPU on one node: the first optimized path */
+static int model_numa(struct model *m, const struct model_job *job)
+{
+	int i, tier;
+
+	for (tier = 0; tier < 2; tier++)
+		for (i = 0; i < m->sc->nr_paths; i++)
+			if (m->sc->tier[job->ns][i] == tier)
+				return i;
+	return -1;
+}
+
+static int model_round_robin(struct model *m, const struct model_job *job)
+{
+	int i, j, tier;
+
+	for (tier = 0; tier < 2; tier++)
+		for (j = 1; j <= m->sc->nr_paths; j++) {
+			i = (m->rotor[job->ns] + j) % m->sc->nr_paths;
+			if (m->sc->tier[job->ns][i] == tier) {
+				m->rotor[job->ns] = i;
+				return i;
+			}
+		}
+	return -1;
+}
+
+/* queue-depth: fewest in flight on the controller, first found, stop at 0 */
+static int model_queue_depth(struct model *m, const struct model_job *job)
+{
+	int i, tier, best;
+	u32 depth, min;
+
+	for (tier = 0; tier < 2; tier++) {
+		best = -1;
+		min = U32_MAX;
+		for (i = 0; i < m->sc->nr_paths; i++) {
+			if (m->sc->tier[job->ns][i] != tier)
+				continue;
+			depth = model_ctrl_inflight(m, i);
+			if (depth < min) {
+				min = depth;
+				best = i;
+			}
+			if (!min)
+				break;
+		}
+		if (best >= 0)
+			return best;
+	}
+	return -1;
+}
+
+/* clairvoyant: where this I/O completes first, knowing every queue */
+static int model_oracle(struct model *m, const struct model_job *job)
+{
+	u64 t, best_t = U64_MAX;
+	int i, b, tier, best = -1;
+
+	for (tier = 0; tier < 2 && best < 0; tier++)
+		for (i = 0; i < m->sc->nr_paths; i++) {
+			if (m->sc->tier[job->ns][i] != tier)
+				continue;
+			b = m->sc->path[i].bottleneck;
+			t = max(m->now_ns, m->server_free_ns[b][model_server(m, b)]) +
+			    model_service_ns(&m->sc->bn[b], job->bytes) + m->delay_ns[i];
+			if (t < best_t) {
+				best_t = t;
+				best = i;
+			}
+		}
+	return best;
+}
+
+static void model_submit(struct model *m, int j)
+{
+	const struct model_job *job = &m->sc->job[j];
+	struct model_event ev = { .submit_ns = m->now_ns, .job = j };
+	int i, b, s;
+	u64 start;
+
+	switch (m->policy) {
+	case MODEL_NUMA:
+		i = model_numa(m, job);
+		break;
+	case MODEL_RR:
+		i = model_round_robin(m, job);
+		break;
+	case MODEL_QD:
+		i = model_queue_depth(m, job);
+		break;
+	case MODEL_LAT:
+	case MODEL_LAT_CTRL:
+		i = model_latency(m, job, m->policy == MODEL_LAT_CTRL);
+		break;
+	default:
+		i = model_oracle(m, job);
+		break;
+	}
+	if (WARN_ON_ONCE(i < 0 || i >= m->sc->nr_paths))
+		return;
+
+	b = m->sc->path[i].bottleneck;
+	s = model_server(m, b);
+	start = max(m->now_ns, m->server_free_ns[b][s]);
+	m->server_free_ns[b][s] = start + model_service_ns(&m->sc->bn[b], job->bytes);
+	ev.t_ns = m->server_free_ns[b][s] + m->delay_ns[i];
+	ev.path = i;
+	m->inflight[job->ns][i]++;
+	model_push(m, &ev);
+}
+
+/* the window timers of the estimators due by now, as blk-clat runs them */
+static void model_fold(struct model *m)
+{
+	u64 *next;
+	int ns, i;
+
+	for (ns = 0; ns < m->sc->nr_ns; ns++)
+		for (i = 0; i < m->sc->nr_paths; i++) {
+			next = &m->next_fold_ns[ns][i];
+			while (*next && *next <= m->now_ns) {
+				if (blk_clat_fold(m->clat[ns][i], *next,
+						  model_jiffies(*next)))
+					*next += MODEL_WIN_NS;
+				else
+					*next = 0;	/* idle: timer stops */
+			}
+		}
+}
+
+static void model_complete(struct model *m, const struct model_event *ev)
+{
+	const struct model_job *job = &m->sc->job[ev->job];
+	struct model_result *r = &m->r;
+	u64 lat = ev->t_ns - ev->submit_ns;
+	int ns = job->ns, bin;
+
+	m->inflight[ns][ev->path]--;
+	blk_clat_add_sample(m->clat[ns][ev->path], 0, job->write, job->bytes, lat);
+	if (!m->next_fold_ns[ns][ev->path])
+		m->next_fold_ns[ns][ev->path] = m->now_ns + MODEL_WIN_NS;
+
+	bin = div64_u64(m->now_ns, MODEL_WIN_NS);
+	if (bin < MODEL_TRACE)
+		r->trace[ev->job][bin][ev->path]++;
+	if (m->now_ns >= m->sc->warmup_ns) {
+		r->done++;
+		r->done_path[ev->path]++;
+		r->job_done[ev->job]++;
+		r->job_path[ev->job][ev->path]++;
+		r->lat_sum_ns += lat;
+		r->seg[div64_u64((m->now_ns - m->sc->warmup_ns) * MODEL_SEGMENTS,
+				 m->sc->end_ns - m->sc->warmup_ns)][ev->path]++;
+	}
+}
+
+static void model_run(struct kunit *test, struct model *m,
+		      const struct model_scenario *sc, enum model_policy policy)
+{
+	struct model_event ev;
+	int ns, i, d;
+
+	memset(m, 0, sizeof(*m));
+	m->sc = sc;
+	m->policy = policy;
+	for (i = 0; i < sc->nr_paths; i++)
+		m->delay_ns[i] = sc->path[i].delay_ns;
+	for (ns = 0; ns < sc->nr_ns; ns++)
+		for (i = 0; i < sc->nr_paths; i++) {
+			m->clat[ns][i] = blk_clat_alloc();
+			KUNIT_ASSERT_NOT_NULL(test, m->clat[ns][i]);
+			m->probe_next[ns][i] = model_jiffies(0);
+		}
+	for (i = 0; i < sc->nr_jobs; i++) {
+		ev = (struct model_event){ .t_ns = sc->job[i].start_ns, .job = i,
+					   .start = true };
+		model_push(m, &ev);
+	}
+
+	while (m->nr_events) {
+		ev = model_pop(m);
+		if (ev.t_ns >= sc->end_ns)
+			break;
+		m->now_ns = ev.t_ns;
+		model_fold(m);
+		while (m->next_step < sc->nr_steps &&
+		       sc->step[m->next_step].at_ns <= m->now_ns) {
+			m->delay_ns[sc->step[m->next_step].path] =
+				sc->step[m->next_step].delay_ns;
+			m->next_step++;
+		}
+		if (ev.start) {
+			for (d = 0; d < sc->job[ev.job].depth; d++)
+				model_submit(m, ev.job);
+		} else {
+			model_complete(m, &ev);
+			model_submit(m, ev.job);
+		}
+	}
+	m->r.iops = div64_u64(m->r.done * NSEC_PER_SEC, sc->end_ns - sc->warmup_ns);
+
+	for (ns = 0; ns < sc->nr_ns; ns++)
+		for (i = 0; i < sc->nr_paths; i++)
+			blk_clat_free(m->clat[ns][i]);
+}
+
+/* share of a path in per mille */
+static u64 permille(u64 part, u64 whole)
+{
+	return whole ? div64_u64(part * 1000, whole) : 0;
+}
+
+/*
+ * One table row per policy: IOPS, IOPS over the oracle's, mean latency and
+ * the share of each path.  make bench copies the rows into its report.
+ */
+static void model_report(struct kunit *test, const struct model_scenario *sc,
+			 enum model_policy policy, const struct model_result *r,
+			 u64 oracle_iops)
+{
+	char shares[MODEL_MAX_PATHS * 8] = "", *s = shares;
+	int i;
+
+	for (i = 0; i < sc->nr_paths; i++)
+		s += scnprintf(s, shares + sizeof(shares) - s, " %llu.%llu",
+			       permille(r->done_path[i], r->done) / 10,
+			       permille(r->done_path[i], r->done) % 10);
+	kunit_info(test, "model: %s | %s | %llu IOPS | %llu.%02llu x oracle | %llu us mean |%s %%\n",
+		   sc->name, model_policy_names[policy], r->iops,
+		   div64_u64(r->iops * 100, max(oracle_iops, 1ULL)) / 100,
+		   div64_u64(r->iops * 100, max(oracle_iops, 1ULL)) % 100,
+		   div64_u64(r->lat_sum_ns, max(r->done, 1ULL) * NSEC_PER_USEC),
+		   shares);
+}
+
+/* run every policy, print the table, keep the latency policy's result */
+static struct model *model_compare(struct kunit *test,
+				   const struct model_scenario *sc,
+				   bool ctrl_variant, u64 *oracle_iops,
+				   struct model_result *res)
+{
+	struct model *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+	static const enum model_policy order[] = {
+		MODEL_ORACLE, MODEL_NUMA, MODEL_RR, MODEL_QD, MODEL_LAT_CTRL,
+		MODEL_LAT,
+	};
+	int k;
+
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	for (k = 0; k < ARRAY_SIZE(order); k++) {
+		if (order[k] == MODEL_LAT_CTRL && !ctrl_variant)
+			continue;
+		model_run(test, m, sc, order[k]);
+		if (order[k] == MODEL_ORACLE)
+			*oracle_iops = m->r.iops;
+		res[order[k]] = m->r;
+		model_report(test, sc, order[k], &m->r, *oracle_iops);
+	}
+	return m;
+}
+
+static struct model_result *model_results(struct kunit *test)
+{
+	struct model_result *res;
+
+	res = kunit_kcalloc(test, MODEL_NR_POLICIES, sizeof(*res), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, res);
+	return res;
+}
+
+/* a path of its own bottleneck */
+#define PATH(i, delay_us, servers_, service_us)				\
+	.bn[i] = { .service_ns = (service_us) * MODEL_NS, .servers = (servers_) }, \
+	.path[i] = { .delay_ns = (delay_us) * MODEL_NS, .bottleneck = (i) }
+
+#define JOB(i, ns_, depth_, bytes_, write_, start_ms)			\
+	.job[i] = { .ns = (ns_), .depth = (depth_), .bytes = (bytes_),	\
+		    .write = (write_), .start_ns = (start_ms) * NSEC_PER_MSEC }
+
+/*
+ * Two equal paths, 16 in flight: 50/50 within 5 points in every tenth of a
+ * run of about 10^6 I/Os, and the IOPS of round-robin and queue-depth.
+ */
+static void model_test_equal_paths(struct kunit *test)
+{
+	static const struct model_scenario sc = {
+		.name = "equal-2", .nr_paths = 2, .nr_ns = 1, .nr_jobs = 1,
+		PATH(0, 30, 4, 20), PATH(1, 30, 4, 20),
+		JOB(0, 0, 16, SZ_4K, false, 0),
+		.warmup_ns = 200 * NSEC_PER_MSEC, .end_ns = 3600 * NSEC_PER_MSEC,
+	};
+	struct model_result *res = model_results(test), *r = &res[MODEL_LAT];
+	u64 oracle, share;
+	int s;
+
+	model_compare(test, &sc, false, &oracle, res);
+	KUNIT_EXPECT_GE(test, r->done, 1000000ULL);
+	for (s = 0; s < MODEL_SEGMENTS; s++) {
+		share = permille(r->seg[s][0], r->seg[s][0] + r->seg[s][1]);
+		KUNIT_EXPECT_GE_MSG(test, share, 450ULL, "tenth %d", s);
+		KUNIT_EXPECT_LE_MSG(test, share, 550ULL, "tenth %d", s);
+	}
+	KUNIT_EXPECT_GE(test, r->iops * 100,
+			max(res[MODEL_RR].iops, res[MODEL_QD].iops) * 98);
+}
+
+/*
+ * Two equal paths of ample parallelism (latency does not grow with load),
+ * path 1 congested (2 ms) for the first 500 ms: once it recovers, the
+ * split returns to 50/50 (45-55 over the last second), although path 0
+ * was measured at all the load and path 1 at almost none.
+ */
+static void model_test_recovery(struct kunit *test)
+{
+	static const struct model_scenario sc = {
+		.name = "recovery", .nr_paths = 2, .nr_ns = 1, .nr_jobs = 1,
+		PATH(0, 30, 32, 20), PATH(1, 2000, 32, 20),
+		JOB(0, 0, 16, SZ_4K, false, 0),
+		.step[0] = { .at_ns = 500 * NSEC_PER_MSEC, .path = 1, .delay_ns = 30 * MODEL_NS },
+		.nr_steps = 1,
+		.warmup_ns = 2000 * NSEC_PER_MSEC, .end_ns = 3000 * NSEC_PER_MSEC,
+	};
+	struct model_result *res = model_results(test), *r = &res[MODEL_LAT];
+	u64 oracle, back_ms = U64_MAX;
+	u32 *t;
+	int bin;
+
+	model_compare(test, &sc, false, &oracle, res);
+	for (bin = 500 / 50; bin < MODEL_TRACE; bin++) {
+		t = r->trace[0][bin];
+		if (permille(t[1], t[0] + t[1]) >= 450) {
+			back_ms = bin * 50 + 50 - 500;
+			break;
+		}
+	}
+	kunit_info(test, "model: recovery | latency | 45%% back on path 1 after %llu ms\n",
+		   back_ms);
+	KUNIT_EXPECT_GE(test, permille(r->done_path[1], r->done), 450ULL);
+	KUNIT_EXPECT_LE(test, permille(r->done_path[1], r->done), 550ULL);
+	KUNIT_EXPECT_GE(test, r->iops * 100, oracle * 98);
+}
+
+/* Eight equal paths, 32 in flight: each within 12.5 +- 3 points. */
+static void model_test_eight_paths(struct kunit *test)
+{
+	static const struct model_scenario sc = {
+		.name = "equal-8", .nr_paths = 8, .nr_ns = 1, .nr_jobs = 1,
+		PATH(0, 30, 2, 20), PATH(1, 30, 2, 20), PATH(2, 30, 2, 20),
+		PATH(3, 30, 2, 20), PATH(4, 30, 2, 20), PATH(5, 30, 2, 20),
+		PATH(6, 30, 2, 20), PATH(7, 30, 2, 20),
+		JOB(0, 0, 32, SZ_4K, false, 0),
+		.warmup_ns = 200 * NSEC_PER_MSEC, .end_ns = 600 * NSEC_PER_MSEC,
+	};
+	struct model_result *res = model_results(test), *r = &res[MODEL_LAT];
+	u64 oracle;
+	int i;
+
+	model_compare(test, &sc, false, &oracle, res);
+	for (i = 0; i < sc.nr_paths; i++) {
+		KUNIT_EXPECT_GE_MSG(test, permille(r->done_path[i], r->done), 95ULL, "path %d", i);
+		KUNIT_EXPECT_LE_MSG(test, permille(r->done_path[i], r->done), 155ULL, "path %d", i);
+	}
+	KUNIT_EXPECT_GE(test, r->iops * 100,
+			max(res[MODEL_RR].iops, res[MODEL_QD].iops) * 98);
+}
+
+/* Independent capacities 4:1 (400k and 100k IOPS): 95% of the sum. */
+static void model_test_capacity_4_1(struct kunit *test)
+{
+	static const struct model_scenario sc = {
+		.name = "capacity-4:1", .nr_paths = 2, .nr_ns = 1, .nr_jobs = 1,
+		PATH(0, 20, 16, 40), PATH(1, 20, 4, 40),
+		JOB(0, 0, 64, SZ_4K, false, 0),
+		.warmup_ns = 200 * NSEC_PER_MSEC, .end_ns = 600 * NSEC_PER_MSEC,
+	};
+	struct model_result *res = model_results(test);
+	u64 oracle;
+
+	model_compare(test, &sc, false, &oracle, res);
+	KUNIT_EXPECT_GE(test, res[MODEL_LAT].iops, 475000ULL);
+}
+
+/*
+ * A path ten times slower (500 us against 50 us), 4 in flight: at most 1%
+ * of the I/O on it besides its probes, and at most one probe per window.
+ */
+static void model_test_slow_path(struct kunit *test)
+{
+	static const struct model_scenario sc = {
+		.name = "10x-slower", .nr_paths = 2, .nr_ns = 1, .nr_jobs = 1,
+		PATH(0, 480, 8, 20), PATH(1, 30, 8, 20),
+		JOB(0, 0, 4, SZ_4K, false, 0),
+		.warmup_ns = 200 * NSEC_PER_MSEC, .end_ns = 1200 * NSEC_PER_MSEC,
+	};
+	struct model_result *res = model_results(test), *r = &res[MODEL_LAT];
+	u64 oracle, windows = div64_u64(sc.end_ns, MODEL_WIN_NS) + 1;
+
+	model_compare(test, &sc, false, &oracle, res);
+	KUNIT_EXPECT_LE(test, r->probes[0][0], windows);
+	KUNIT_EXPECT_LE(test, permille(r->done_path[0] - min(r->done_path[0], r->probes[0][0]),
+				       r->done), 10ULL);
+	KUNIT_EXPECT_GE(test, r->iops * 100, oracle * 95);
+}
+
+/*
+ * One I/O at a time with the slow path first in the list: queue-depth
+ * takes the first idle path, always the slow one; latency at least 99% on
+ * the fast one.
+ */
+static void model_test_qd1_slow_first(struct kunit *test)
+{
+	static const struct model_scenario sc = {
+		.name = "qd1-slow-first", .nr_paths = 2, .nr_ns = 1, .nr_jobs = 1,
+		PATH(0, 480, 8, 20), PATH(1, 30, 8, 20),
+		JOB(0, 0, 1, SZ_4K, false, 0),
+		.warmup_ns = 100 * NSEC_PER_MSEC, .end_ns = 1100 * NSEC_PER_MSEC,
+	};
+	struct model_result *res = model_results(test);
+	u64 oracle;
+
+	model_compare(test, &sc, false, &oracle, res);
+	KUNIT_EXPECT_GE(test, permille(res[MODEL_QD].done_path[0], res[MODEL_QD].done), 990ULL);
+	KUNIT_EXPECT_GE(test, permille(res[MODEL_LAT].done_path[1], res[MODEL_LAT].done), 990ULL);
+	KUNIT_EXPECT_GE(test, res[MODEL_LAT].iops * 100, oracle * 95);
+	KUNIT_EXPECT_GE(test, res[MODEL_LAT].iops, res[MODEL_QD].iops * 3);
+}
+
+/* Three paths, one fast: 90% on it, 95% of the oracle. */
+static void model_test_three_paths(struct kunit *test)
+{
+	static const struct model_scenario sc = {
+		.name = "three-paths", .nr_paths = 3, .nr_ns = 1, .nr_jobs = 1,
+		PATH(0, 300, 8, 20), PATH(1, 300, 8, 20), PATH(2, 30, 8, 20),
+		JOB(0, 0, 8, SZ_4K, false, 0),
+		.warmup_ns = 200 * NSEC_PER_MSEC, .end_ns = 1200 * NSEC_PER_MSEC,
+	};
+	struct model_result *res = model_results(test), *r = &res[MODEL_LAT];
+	u64 oracle;
+
+	model_compare(test, &sc, false, &oracle, res);
+	KUNIT_EXPECT_GE(test, permille(r->done_path[2], r->done), 900ULL);
+	KUNIT_EXPECT_GE(test, r->iops * 100, oracle * 95);
+	KUNIT_EXPECT_GE(test, r->iops, res[MODEL_QD].iops);
+}
+
+/*
+ * A shared bottleneck behind a local and a remote path (+200 us): the
+ * remote path adds only delay, so I/O stays local.
+ */
+static void model_test_shared_bottleneck(struct kunit *test)
+{
+	static const struct model_scenario sc = {
+		.name = "shared-bottleneck", .nr_paths = 2, .nr_ns = 1, .nr_jobs = 1,
+		.bn[0] = { .service_ns = 10 * MODEL_NS, .servers = 2 },
+		.path[0] = { .delay_ns = 20 * MODEL_NS, .bottleneck = 0 },
+		.path[1] = { .delay_ns = 220 * MODEL_NS, .bottleneck = 0 },
+		JOB(0, 0, 16, SZ_4K, false, 0),
+		.warmup_ns = 200 * NSEC_PER_MSEC, .end_ns = 700 * NSEC_PER_MSEC,
+	};
+	struct model_result *res = model_results(test);
+	u64 oracle;
+
+	model_compare(test, &sc, false, &oracle, res);
+	KUNIT_EXPECT_GE(test, res[MODEL_LAT].iops * 100, oracle * 95);
+	KUNIT_EXPECT_GE(test, permille(res[MODEL_LAT].done_path[0], res[MODEL_LAT].done), 900ULL);
+}
+
+/*
+ * A new size class (64 KiB writes) on two busy paths: both are measured
+ * for it within min_samples + 1 windows.  Then path 0 becomes slow, and
+ * the new class follows to path 1 too.
+ */
+static void model_test_new_class(struct kunit *test)
+{
+	static const struct model_scenario sc = {
+		.name = "new-class", .nr_paths = 2, .nr_ns = 1, .nr_jobs = 2,
+		.bn[0] = { .service_ns = 20 * MODEL_NS, .per_kib_ns = 200, .servers = 4 },
+		.bn[1] = { .service_ns = 20 * MODEL_NS, .per_kib_ns = 200, .servers = 4 },
+		.path[0] = { .delay_ns = 30 * MODEL_NS, .bottleneck = 0 },
+		.path[1] = { .delay_ns = 30 * MODEL_NS, .bottleneck = 1 },
+		JOB(0, 0, 16, SZ_4K, false, 0),
+		JOB(1, 0, 2, SZ_64K, true, 300),
+		.step[0] = { .at_ns = 800 * NSEC_PER_MSEC, .path = 0, .delay_ns = 2000 * MODEL_NS },
+		.nr_steps = 1,
+		.warmup_ns = 200 * NSEC_PER_MSEC, .end_ns = 1600 * NSEC_PER_MSEC,
+	};
+	struct model_result *res = model_results(test), *r = &res[MODEL_LAT];
+	u64 oracle, first[2] = { 0, 0 }, last[2] = { 0, 0 };
+	int bin, i;
+
+	model_compare(test, &sc, false, &oracle, res);
+	/* both paths carry the new class within 150 ms of its start */
+	for (i = 0; i < 2; i++) {
+		for (bin = 300 / 50; bin < (300 + 150) / 50; bin++)
+			first[i] += r->trace[1][bin][i];
+		KUNIT_EXPECT_GE_MSG(test, first[i], 2ULL, "path %d", i);
+	}
+	/* after the step the new class is on the fast path: last 300 ms */
+	for (bin = 1300 / 50; bin < 1600 / 50; bin++)
+		for (i = 0; i < 2; i++)
+			last[i] += r->trace[1][bin][i];
+	KUNIT_EXPECT_GE(test, permille(last[1], last[0] + last[1]), 900ULL);
+}
+
+/*
+ * Two namespaces on two controllers.  Namespace 0 can use controller 0
+ * only (ANA) and loads it; namespace 1 (one I/O at a time) can use both.
+ * Light load: controller 0 (40 us) is still faster than controller 1
+ * (220 us) for namespace 1, which must stay there.  Heavy load: controller
+ * 0 is slower, and namespace 1 must leave it.
+ */
+static void model_test_two_namespaces(struct kunit *test)
+{
+	struct model_scenario sc = {
+		.nr_paths = 2, .nr_ns = 2, .nr_jobs = 2,
+		PATH(0, 20, 4, 20), PATH(1, 200, 4, 20),
+		.tier[0] = { 0, NVME_LAT_UNUSABLE },
+		JOB(0, 0, 3, SZ_4K, false, 0),
+		JOB(1, 1, 1, SZ_4K, false, 0),
+		.warmup_ns = 200 * NSEC_PER_MSEC, .end_ns = 1200 * NSEC_PER_MSEC,
+	};
+	struct model_result *res = model_results(test), *r = &res[MODEL_LAT];
+	u64 oracle;
+
+	sc.name = "two-namespaces-light";
+	model_compare(test, &sc, true, &oracle, res);
+	KUNIT_EXPECT_GE(test, permille(r->job_path[1][0], r->job_done[1]), 950ULL);
+
+	sc.name = "two-namespaces-heavy";
+	sc.job[0].depth = 64;
+	model_compare(test, &sc, true, &oracle, res);
+	KUNIT_EXPECT_GE(test, permille(r->job_path[1][1], r->job_done[1]), 900ULL);
+}
+
+/*
+ * A latency step: path 0 goes from 50 us to 450 us while path 1 stays at
+ * 250 us.  90% of the I/O is on path 1 within 500 ms of the step.
+ */
+static void model_test_latency_step(struct kunit *test)
+{
+	static const struct model_scenario sc = {
+		.name = "latency-step", .nr_paths = 2, .nr_ns = 1, .nr_jobs = 1,
+		PATH(0, 30, 8, 20), PATH(1, 230, 8, 20),
+		JOB(0, 0, 4, SZ_4K, false, 0),
+		.step[0] = { .at_ns = 1000 * NSEC_PER_MSEC, .path = 0, .delay_ns = 430 * MODEL_NS },
+		.nr_steps = 1,
+		.warmup_ns = 200 * NSEC_PER_MSEC, .end_ns = 2500 * NSEC_PER_MSEC,
+	};
+	struct model_result *res = model_results(test), *r = &res[MODEL_LAT];
+	u64 oracle, moved_ms = U64_MAX;
+	u32 *t;
+	int bin;
+
+	model_compare(test, &sc, false, &oracle, res);
+	for (bin = 1000 / 50; bin < MODEL_TRACE; bin++) {
+		t = r->trace[0][bin];
+		if (permille(t[1], t[0] + t[1]) >= 900) {
+			moved_ms = bin * 50 + 50 - 1000;
+			break;
+		}
+	}
+	kunit_info(test, "model: latency-step | latency | 90%% moved after %llu ms\n",
+		   moved_ms);
+	KUNIT_EXPECT_LE(test, moved_ms, 500ULL);
+	/* and it stays there */
+	for (bin = 1500 / 50; bin < 2500 / 50; bin++) {
+		t = r->trace[0][bin];
+		KUNIT_EXPECT_GE_MSG(test, permille(t[1], t[0] + t[1]), 900ULL, "bin %d", bin);
+	}
+}
+
+/* The decision alone: tiers, probes, the equal band, rotation. */
+static void model_test_choose(struct kunit *test)
+{
+	struct nvme_lat_path p[3] = {
+		{ .lat_ns = 100000, .per_inflight_ns = 10000, .inflight = 9 },
+		{ .lat_ns = 110000, .per_inflight_ns = 11000, .inflight = 3 },
+		{ .lat_ns = 400000, .per_inflight_ns = 40000, .inflight = 0 },
+	};
+	int r0, r1;
+
+	/*
+	 * Estimates within 1/4: fewer in flight wins.  The idle 4x slower
+	 * path costs at least the band (125 us) and stays out.
+	 */
+	KUNIT_EXPECT_EQ(test, nvme_lat_choose(p, 3, 0), 1);
+	p[1].inflight = 12;
+	KUNIT_EXPECT_EQ(test, nvme_lat_choose(p, 3, 0), 0);
+	/*
+	 * The fast paths far above their measured loads: the slow one, at
+	 * the band, is cheaper than 10000 * 61.
+	 */
+	p[0].inflight = 60;
+	p[1].inflight = 60;
+	KUNIT_EXPECT_EQ(test, nvme_lat_choose(p, 3, 0), 2);
+	p[0].inflight = 9;
+	/* a probe wins */
+	p[2].probe = true;
+	KUNIT_EXPECT_EQ(test, nvme_lat_choose(p, 3, 0), 2);
+	/* but not from a worse ANA tier */
+	p[2].tier = 1;
+	KUNIT_EXPECT_EQ(test, nvme_lat_choose(p, 3, 0), 0);
+	/* no estimates: fewest in flight; exact ties rotate */
+	memset(p, 0, sizeof(p));
+	r0 = nvme_lat_choose(p, 3, 0);
+	r1 = nvme_lat_choose(p, 3, 1);
+	KUNIT_EXPECT_NE(test, r0, r1);
+	p[0].inflight = 1;
+	p[2].inflight = 1;
+	KUNIT_EXPECT_EQ(test, nvme_lat_choose(p, 3, 7), 1);
+	/* nothing usable */
+	p[0].tier = NVME_LAT_UNUSABLE;
+	p[1].tier = NVME_LAT_UNUSABLE;
+	p[2].tier = NVME_LAT_UNUSABLE;
+	KUNIT_EXPECT_EQ(test, nvme_lat_choose(p, 3, 0), -1);
+	KUNIT_EXPECT_EQ(test, nvme_lat_choose(p, 0, 0), -1);
+}
+
+/* Of many CPUs finding a probe due at once, one takes it. */
+static void model_test_probe_claim(struct kunit *test)
+{
+	unsigned long next = 1000;
+
+	KUNIT_EXPECT_FALSE(test, nvme_lat_claim_probe(&next, 999, 13));
+	KUNIT_EXPECT_TRUE(test, nvme_lat_claim_probe(&next, 1000, 13));
+	KUNIT_EXPECT_EQ(test, next, 1013UL);
+	KUNIT_EXPECT_FALSE(test, nvme_lat_claim_probe(&next, 1000, 13));
+	/* across a jiffies wrap */
+	next = ULONG_MAX - 2;
+	KUNIT_EXPECT_TRUE(test, nvme_lat_claim_probe(&next, ULONG_MAX, 13));
+	KUNIT_EXPECT_FALSE(test, nvme_lat_claim_probe(&next, 5, 13));
+	KUNIT_EXPECT_TRUE(test, nvme_lat_claim_probe(&next, 12, 13));
+}
+
+static struct kunit_case nvme_latency_model_cases[] = {
+	KUNIT_CASE(model_test_choose),
+	KUNIT_CASE(model_test_probe_claim),
+	KUNIT_CASE_SLOW(model_test_equal_paths),
+	KUNIT_CASE_SLOW(model_test_eight_paths),
+	KUNIT_CASE(model_test_recovery),
+	KUNIT_CASE(model_test_capacity_4_1),
+	KUNIT_CASE(model_test_slow_path),
+	KUNIT_CASE(model_test_qd1_slow_first),
+	KUNIT_CASE(model_test_three_paths),
+	KUNIT_CASE(model_test_shared_bottleneck),
+	KUNIT_CASE(model_test_new_class),
+	KUNIT_CASE_SLOW(model_test_two_namespaces),
+	KUNIT_CASE(model_test_latency_step),
+	{}
+};
+
+static struct kunit_suite nvme_latency_model_suite = {
+	.name = "nvme-latency-model",
+	.test_cases = nvme_latency_model_cases,
+};
+
+kunit_test_suite(nvme_latency_model_suite);
+
+MODULE_DESCRIPTION("KUnit path model of the NVMe multipath latency iopolicy");
+MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");

@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NVMe multipath "latency" iopolicy: each I/O goes to the usable path with
+ * the lowest expected completion latency.  The estimates come from the
+ * blk-clat rq_qos, which the policy attaches to every path queue of a
+ * subsystem while the subsystem uses the policy, and removes again when it
+ * switches away.
+ */
+#include <linux/blk-clat.h>
+#include <linux/percpu.h>
+#include <kunit/visibility.h>
+
+#include "nvme.h"
+
+/* where exact ties start, so that they rotate; per CPU, no shared writes */
+static DEFINE_PER_CPU(unsigned int, nvme_lat_rotor);
+
+/* Latency of one more I/O on a path, if its latency grows with its load. */
+static u64 nvme_lat_load_ns(const struct nvme_lat_path *p)
+{
+	return (u64)p->per_inflight_ns * ((u32)p->inflight + 1);
+}
+
+/**
+ * nvme_lat_choose - the latency iopolicy's decision
+ * @p: the candidate paths, in the namespace head's list order
+ * @nr: number of entries in @p, at most %NVME_LAT_MAX_PATHS
+ * @rotor: index at which ties start, so that they rotate
+ *
+ * Only paths of the best ANA tier that @p holds take part.  A path with a
+ * probe due wins first.  Otherwise the estimates are compared: the paths
+ * whose estimate is within 1/4 of the lowest form the band, and of those
+ * the one with the fewest requests in flight wins (then the lower
+ * estimate, then the first from @rotor on).  A path outside the band wins
+ * only if it is cheaper at the current loads, where the band's winner
+ * costs max(lat_ns, per_inflight_ns * (inflight + 1)), its estimate raised
+ * when it carries more than it was measured at, and a path outside costs
+ * max(band, per_inflight_ns * (inflight + 1)): it is never priced below
+ * the band, but its price falls with its load.  Paths without an estimate
+ * take part only when no path has one; then the fewest in flight wins.
+ *
+ * Context: any; pure function of its arguments.
+ * Return: an index into @p, or -1 if no path is usable.
+ */
+VISIBLE_IF_KUNIT int nvme_lat_choose(const struct nvme_lat_path *p, int nr,
+				     unsigned int rotor)
+{
+	u32 min_lat = U32_MAX;
+	u64 band, cost, best_cost;
+	u8 tier = NVME_LAT_UNUSABLE;
+	int i, j, best = -1;
+
+	nr = min(nr, NVME_LAT_MAX_PATHS);
+	if (nr <= 0)
+		return -1;
+	for (i = 0; i < nr; i++)
+		tier = min(tier, p[i].tier);
+	if (tier == NVME_LAT_UNUSABLE)
+		return -1;
+	rotor %= nr;
+
+	for (j = 0, i = rotor; j < nr; j++, i = i + 1 < nr ? i + 1 : 0)
+		if (p[i].tier == tier && p[i].probe)
+			return i;
+
+	for (i = 0; i < nr; i++)
+		if (p[i].tier == tier && p[i].lat_ns)
+			min_lat = min(min_lat, p[i].lat_ns);
+	/* no estimates (min_lat U32_MAX): every path is in the band */
+	band = (u64)min_lat + (min_lat >> 2);
+
+	/* similar estimates: compare outstanding I/O */
+	for (j = 0, i = rotor; j < nr; j++, i = i + 1 < nr ? i + 1 : 0) {
+		if (p[i].tier != tier ||
+		    (p[i].lat_ns ? p[i].lat_ns : U32_MAX) > band)
+			continue;
+		if (best < 0 || p[i].inflight < p[best].inflight ||
+		    (p[i].inflight == p[best].inflight &&
+		     p[i].lat_ns < p[best].lat_ns))
+			best = i;
+	}
+	if (min_lat == U32_MAX)
+		return best;
+
+	/* really different: price the difference at the current loads */
+	best_cost = max_t(u64, p[best].lat_ns, nvme_lat_load_ns(&p[best]));
+	for (j = 0, i = rotor; j < nr; j++, i = i + 1 < nr ? i + 1 : 0) {
+		if (p[i].tier != tier || !p[i].lat_ns || p[i].lat_ns <= band)
+			continue;
+		cost = max(band, nvme_lat_load_ns(&p[i]));
+		if (cost < best_cost) {
+			best_cost = cost;
+			best = i;
+		}
+	}
+	return best;
+}
+EXPORT_SYMBOL_IF_KUNIT(nvme_lat_choose);
+
+/**
+ * nvme_lat_path_set - fill in one path's input to nvme_lat_choose()
+ * @p: the entry to fill in
+ * @est: the path's estimate for this I/O, from blk_clat_read()
+ * @inflight: requests in flight on the path (this namespace's)
+ * @tier: 0 for ANA optimized, 1 for non-optimized, %NVME_LAT_UNUSABLE
+ * @probe_next: jiffies from which the path may be probed again
+ * @now: the time in jiffies
+ * @may_probe: the caller sends I/O, so it can serve as a probe
+ *
+ * Context: any.
+ */
+VISIBLE_IF_KUNIT void nvme_lat_path_set(struct nvme_lat_path *p,
+					const struct blk_clat_estimate *est,
+					unsigned int inflight, u8 tier,
+					unsigned long probe_next,
+					unsigned long now, bool may_probe)
+{
+	p->lat_ns = est->lat_ns;
+	p->per_inflight_ns = est->lat_per_inflight_ns;
+	p->inflight = min(inflight, U16_MAX);
+	p->tier = tier;
+	p->probe = may_probe && est->stale && tier != NVME_LAT_UNUSABLE &&
+		   time_after_eq(now, probe_next);
+	p->win_jiffies = max_t(unsigned long, est->win_jiffies, 1);
+}
+EXPORT_SYMBOL_IF_KUNIT(nvme_lat_path_set);
+
+/**
+ * nvme_lat_claim_probe - take a path's probe slot for this window
+ * @probe_next: the path's next probe time in jiffies
+ * @now: the time in jiffies
+ * @win_jiffies: the path's estimator window
+ *
+ * Of the CPUs that find a probe due at the same time, exactly one wins.
+ *
+ * Context: any.
+ * Return: true if the caller may send the probe.
+ */
+VISIBLE_IF_KUNIT bool nvme_lat_claim_probe(unsigned long *probe_next,
+					   unsigned long now,
+					   unsigned long win_jiffies)
+{
+	unsigned long old = READ_ONCE(*probe_next);
+
+	if (time_before(now, old))
+		return false;
+	return try_cmpxchg(probe_next, &old, now + win_jiffies);
+}
+EXPORT_SYMBOL_IF_KUNIT(nvme_lat_claim_probe);
+
+/**
+ * nvme_lat_select - decide, and claim the probe slot if the choice is a probe
+ * @p: the paths, filled in with nvme_lat_path_set()
+ * @probe_next: each path's probe slot
+ * @nr: number of paths
+ * @now: the time in jiffies
+ * @rotor: index at which ties start
+ *
+ * Context: any; @p is modified.
+ * Return: an index into @p, or -1 if no path is usable.
+ */
+VISIBLE_IF_KUNIT int nvme_lat_select(struct nvme_lat_path *p,
+				     unsigned long *const *probe_next, int nr,
+				     unsigned long now, unsigned int rotor)
+{
+	int i;
+
+	for (;;) {
+		i = nvme_lat_choose(p, nr, rotor);
+		if (i < 0 || !p[i].probe ||
+		    nvme_lat_claim_probe(probe_next[i], now, p[i].win_jiffies))
+			return i;
+		/* another CPU probes it in this window */
+		p[i].probe = false;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(nvme_lat_select);
+
+static u8 nvme_lat_tier(struct nvme_ns *ns)
+{
+	if (nvme_path_is_disabled(ns))
+		return NVME_LAT_UNUSABLE;
+	switch (ns->ana_state) {
+	case NVME_ANA_OPTIMIZED:
+		return 0;
+	case NVME_ANA_NONOPTIMIZED:
+		return 1;
+	default:
+		return NVME_LAT_UNUSABLE;
+	}
+}
+
+static void nvme_lat_read(struct nvme_ns_head *head, struct nvme_ns *ns,
+			  int node, bool write, unsigned int bytes,
+			  unsigned long now, struct blk_clat_estimate *est)
+	__must_hold_shared(&head->srcu)
+{
+	struct blk_clat *clat = srcu_dereference(ns->clat, &head->srcu);
+
+	if (clat) {
+		blk_clat_read(clat, node, write,
+			      min(bytes, queue_max_bytes(ns->queue)), now, est);
+	} else {
+		memset(est, 0, sizeof(*est));
+		est->stale = true;
+	}
+}
+
+/**
+ * nvme_latency_path - the path for one I/O under the latency iopolicy
+ * @head: the namespace head
+ * @bio: the I/O, or NULL for a caller that does not send I/O (ioctl, PR,
+ *	zone report): it gets a path but never uses a probe slot, and neither
+ *	does an I/O without data (flush)
+ *
+ * Considers the first %NVME_LAT_MAX_PATHS paths of @head.  When no path has
+ * an estimate for the I/O's size class, which happens when the path queues
+ * merge such I/O into larger requests, the next larger class with an
+ * estimate stands in for it.
+ *
+ * Context: under head->srcu.
+ * Return: the path, or NULL if none is usable.
+ */
+struct nvme_ns *nvme_latency_path(struct nvme_ns_head *head, struct bio *bio)
+	__must_hold_shared(&head->srcu)
+{
+	struct nvme_lat_path p[NVME_LAT_MAX_PATHS];
+	struct nvme_ns *path[NVME_LAT_MAX_PATHS];
+	unsigned long *probe_next[NVME_LAT_MAX_PATHS];
+	struct blk_clat_estimate est;
+	unsigned long now = jiffies;
+	unsigned int bytes = bio ? bio->bi_iter.bi_size : 0;
+	/* a flush goes where the writes it follows do */
+	bool write = bio && (op_is_write(bio_op(bio)) || !bytes);
+	int node = numa_node_id(), nr = 0, i;
+	bool any = false;
+	struct nvme_ns *ns;
+
+	list_for_each_entry_srcu(ns, &head->list, siblings,
+				 srcu_read_lock_held(&head->srcu)) {
+		if (nr == NVME_LAT_MAX_PATHS)
+			break;
+		nvme_lat_read(head, ns, node, write, bytes, now, &est);
+		nvme_lat_path_set(&p[nr], &est, atomic_read(&ns->lat_nr_active),
+				  nvme_lat_tier(ns), READ_ONCE(ns->lat_probe_next),
+				  now, bytes);
+		any |= p[nr].lat_ns != 0;
+		probe_next[nr] = &ns->lat_probe_next;
+		path[nr++] = ns;
+	}
+
+	/* merged into larger requests: borrow the next class with estimates */
+	while (!any && bio && bytes && bytes <= SZ_256K) {
+		bytes *= 4;
+		for (i = 0; i < nr; i++) {
+			nvme_lat_read(head, path[i], node, write, bytes, now,
+				      &est);
+			p[i].lat_ns = est.lat_ns;
+			p[i].per_inflight_ns = est.lat_per_inflight_ns;
+			any |= est.lat_ns != 0;
+		}
+	}
+
+	i = nvme_lat_select(p, probe_next, nr, now,
+			    this_cpu_inc_return(nvme_lat_rotor));
+	return i < 0 ? NULL : path[i];
+}
+
+/* Attach or detach one path's estimator; process context, no SRCU held. */
+static void nvme_lat_update_path(struct nvme_ns *ns, bool want)
+{
+	struct blk_clat *clat;
+
+	if (!want) {
+		/* unpublished and waited for by the caller */
+		blk_clat_detach(ns->disk);
+		ns->lat_attached = false;
+		return;
+	}
+	clat = blk_clat_attach(ns->disk);
+	if (IS_ERR(clat)) {
+		if (PTR_ERR(clat) != -ENODEV)
+			dev_warn_ratelimited(ns->ctrl->device,
+					     "no latency estimator for %s: %ld\n",
+					     ns->disk->disk_name, PTR_ERR(clat));
+		return;
+	}
+	WRITE_ONCE(ns->lat_probe_next, jiffies);
+	ns->lat_attached = true;
+	rcu_assign_pointer(ns->clat, clat);
+}
+
+/**
+ * nvme_latency_work - attach or detach the estimators of a head's paths
+ * @work: the head's lat_work
+ *
+ * Attaches the estimator to every path of the head while the subsystem uses
+ * the latency iopolicy, and detaches it otherwise.  Attach and detach freeze
+ * the path queue, which waits for its requests in flight, so they run here
+ * with a reference on each path and with no SRCU read lock held:
+ * synchronize_srcu() callers (path removal, ANA changes) never wait for a
+ * queue that cannot drain.  The work item serialises them per head, and so
+ * per path queue.
+ *
+ * Context: process context, from nvme_wq.
+ */
+void nvme_latency_work(struct work_struct *work)
+{
+	struct nvme_ns_head *head =
+		container_of(work, struct nvme_ns_head, lat_work);
+	bool want = READ_ONCE(head->subsys->iopolicy) == NVME_IOPOLICY_LAT;
+	struct nvme_ns *batch[NVME_LAT_MAX_PATHS], *ns;
+	unsigned int seq = ++head->lat_seq;
+	bool unpublished = false;
+	int nr, i, srcu_idx;
+
+	if (!want) {
+		srcu_idx = srcu_read_lock(&head->srcu);
+		list_for_each_entry_srcu(ns, &head->list, siblings,
+					 srcu_read_lock_held(&head->srcu)) {
+			if (rcu_access_pointer(ns->clat)) {
+				rcu_assign_pointer(ns->clat, NULL);
+				unpublished = true;
+			}
+		}
+		srcu_read_unlock(&head->srcu, srcu_idx);
+		/* no submitter sees the estimators any more */
+		if (unpublished)
+			synchronize_srcu(&head->srcu);
+	}
+
+	do {
+		nr = 0;
+		srcu_idx = srcu_read_lock(&head->srcu);
+		list_for_each_entry_srcu(ns, &head->list, siblings,
+					 srcu_read_lock_held(&head->srcu)) {
+			if (nr == ARRAY_SIZE(batch))
+				break;
+			if (ns->lat_attached == want || ns->lat_seq == seq)
+				continue;
+			ns->lat_seq = seq;
+			if (nvme_get_ns(ns))
+				batch[nr++] = ns;
+		}
+		srcu_read_unlock(&head->srcu, srcu_idx);
+
+		for (i = 0; i < nr; i++) {
+			nvme_lat_update_path(batch[i], want);
+			nvme_put_ns(batch[i]);
+		}
+	} while (nr == ARRAY_SIZE(batch));
+}
