@@ -15,15 +15,26 @@
 #   maintainers  get_maintainer.pl names the block and NVMe lists and people
 #   quilt        quilt push -a of patches/ on a plain extracted base tree
 #
-# Works on the work tree ($TREE, series applied by make tree), which must be
-# clean; it is left on the commit it was on.  TAP on stdout, one line per
-# check; exit status 1 if any failed.
+# Checks the last commit of the work tree ($TREE, series applied by make
+# tree) in a git worktree of its own ($CACHE/check/linux, removed at the
+# end), built in build directories of its own ($CACHE/check/build and
+# build-clat-off): the work tree's checkout and make kernel's build are
+# never touched, so a guest booted meanwhile gets the kernel it expects.
+# The paths mirror $CACHE/linux and $CACHE/build, so through ccache
+# (CCACHE_BASEDIR=$CACHE, as in kernel.sh) most objects come from make
+# kernel's builds.  Sparse (C=2) runs when tools/sparse.sh finds or builds
+# one that parses the tree; NVLAT_NO_SPARSE=1 skips it.
+# TAP on stdout, one line per check; exit status 1 if any failed.
 set -eu
 # shellcheck source=common.sh
 . "$(dirname "$0")/common.sh"
 
 BASE_TAG=${BASE_TAG:-nvlat-base}
 OUT=$CACHE/check
+SRC=$OUT/linux
+ON=$OUT/build
+OFF=$OUT/build-clat-off
+export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache} CCACHE_BASEDIR=${CCACHE_BASEDIR:-$CACHE}
 # Debian's python3 first: the kernel's scripts need its ply, git and docutils
 PATH=/usr/bin:/bin:$PATH
 LISTS='linux-block@vger.kernel.org linux-nvme@lists.infradead.org'
@@ -44,12 +55,37 @@ result() { # result NAME RC [DETAIL]
 # warnings FILE: compiler and sparse findings without line numbers, sorted
 warnings() {
 	grep -E '(warning|error):' "$1" | sed -E 's/:[0-9]+:[0-9]+:/:/; s/:[0-9]+:/:/' |
-		sed "s|$TREE/||g" | sort -u || true
+		sed "s|$SRC/||g" | sort -u || true
 }
 
-# touched [REV]: the .c files the series changes or adds, up to REV
+# src_at REV: make check's own worktree $SRC, at REV
+src_at() {
+	if [ ! -e "$SRC/.git" ]; then
+		git -C "$TREE" worktree prune
+		rm -rf "$SRC"
+		git -C "$TREE" worktree add -q --detach "$SRC" "$1"
+	elif [ "$(git -C "$SRC" rev-parse HEAD)" != "$(git -C "$TREE" rev-parse "$1^{commit}")" ]; then
+		git -C "$SRC" checkout -q --detach "$1"
+	fi
+}
+
+src_remove() {
+	[ -e "$SRC" ] || return 0
+	git -C "$TREE" worktree remove --force "$SRC" 2> /dev/null || rm -rf "$SRC"
+	git -C "$TREE" worktree prune
+}
+
+# ccache_hits: direct and preprocessed hits, and misses, of the cache so far
+ccache_hits() {
+	ccache --print-stats 2> /dev/null | awk '
+		$1 ~ /^(direct|preprocessed)_cache_hit$/ { h += $2 }
+		$1 == "cache_miss" { m = $2 }
+		END { print h + 0, m + 0 }'
+}
+
+# touched: the .c files the series changes or adds
 touched() {
-	git -C "$TREE" diff --name-only --diff-filter=AM "$BASE_TAG" "${1:-HEAD}" -- '*.c'
+	git -C "$TREE" diff --name-only --diff-filter=AM "$BASE_TAG" "$HEAD_REV" -- '*.c'
 }
 
 check_checkpatch() {
@@ -60,7 +96,7 @@ check_checkpatch() {
 			pat = $1; gsub(/\./, "\\.", pat); gsub(/\*/, ".*", pat)
 			if (f ~ "^" pat "$") print $2 }' "$TOP/tools/checkpatch.ignore" | paste -sd, -)
 		rc=0
-		out=$(cd "$TREE" && ./scripts/checkpatch.pl --strict --quiet --no-summary \
+		out=$(cd "$SRC" && ./scripts/checkpatch.pl --strict --quiet --no-summary \
 			--show-types ${types:+--ignore "$types"} "$p" 2>&1) || rc=1
 		[ -z "$out" ] || rc=1
 		[ "$rc" = 0 ] || printf '%s\n' "$out" | sed 's/^/#   /' | head -n 30
@@ -69,55 +105,73 @@ check_checkpatch() {
 }
 
 # build_at REV DIR: bzImage at REV (on and off), then W=1 C=2 on the touched
-# objects; warnings into DIR
+# objects; logs and warnings into DIR
 build_at() {
 	local rev=$1 dir=$2 objs f rc=0
 	mkdir -p "$dir"
-	git -C "$TREE" checkout -q "$rev"
-	"$TOP/tools/kernel.sh" > "$dir/on.log" 2>&1 || rc=1
-	"$TOP/tools/kernel.sh" "$CACHE/build-clat-off" "$TOP/tools/vm/clat-off.config" \
+	src_at "$rev"
+	KSRC=$SRC "$TOP/tools/kernel.sh" "$ON" > "$dir/on.log" 2>&1 || rc=1
+	KSRC=$SRC "$TOP/tools/kernel.sh" "$OFF" "$TOP/tools/vm/clat-off.config" \
 		> "$dir/off.log" 2>&1 || rc=1
 	objs=
-	for f in $(touched "$HEAD_REV"); do
-		[ -f "$TREE/$f" ] && objs="$objs ${f%.c}.o"
+	for f in $(touched); do
+		[ -f "$SRC/$f" ] && objs="$objs ${f%.c}.o"
 	done
 	# shellcheck disable=SC2086
-	make -s -C "$TREE" O="$BUILD" CC="ccache gcc" W=1 C=2 $objs > "$dir/w1.log" 2>&1 || rc=1
+	PATH=$SPARSE_PATH${SPARSE_PATH:+:}$PATH make -s -C "$SRC" O="$ON" CC="ccache gcc" HOSTCC="ccache gcc" \
+		-j"$(($(nproc) + 1))" W=1 $SPARSE_C $objs > "$dir/w1.log" 2>&1 || rc=1
 	warnings "$dir/w1.log" > "$dir/w1.txt"
 	cat "$dir/on.log" "$dir/off.log" | { grep -E 'warning:|error:' || true; } > "$dir/build-warnings.txt"
 	return "$rc"
 }
 
-check_build() {
-	local revs rev i=0 rc new
-	need sparse
-	# the kernel runs sparse only if it parses its headers (scripts/checker-valid.sh)
-	if [ "$(sh "$TREE/scripts/checker-valid.sh" sparse -m64 2>/dev/null)" != 1 ]; then
-		n=$((n + 1))
-		echo "ok $n - sparse on the touched objects # SKIP sparse $(sparse --version 2>/dev/null) cannot parse this kernel's headers (__typeof_unqual__); W=1 still runs"
+# sparse_setup: SPARSE_PATH is where a sparse that parses the tree is, or
+# empty (on PATH already), and SPARSE_C is C=2; without one, says that
+# sparse is skipped and SPARSE_C is empty
+sparse_setup() {
+	local why=
+	SPARSE_PATH='' SPARSE_C=C=2
+	if [ -n "${NVLAT_NO_SPARSE:-}" ]; then
+		why="NVLAT_NO_SPARSE is set"
+	elif ! SPARSE_PATH=$("$TOP/tools/sparse.sh" 2> "$OUT/sparse.log"); then
+		why="no sparse that parses this kernel: $(tail -n 1 "$OUT/sparse.log")"
+		SPARSE_PATH=
 	fi
-	rm -rf "$OUT/build"
-	HEAD_REV=$(git -C "$TREE" rev-parse HEAD)
-	trap 'git -C "$TREE" checkout -q "$ORIG"' EXIT
-	build_at "$BASE_TAG" "$OUT/build/base" || true
+	if [ -n "$why" ]; then
+		n=$((n + 1))
+		echo "ok $n - sparse on the touched objects # SKIP $why; W=1 still runs"
+		SPARSE_C=
+		return
+	fi
+	echo "# sparse $(PATH=$SPARSE_PATH${SPARSE_PATH:+:}$PATH sparse --version) (${SPARSE_PATH:-on PATH})"
+}
+
+check_build() {
+	local revs rev i=0 rc new c0 h0 m0 h1 m1
+	sparse_setup
+	rm -rf "$OUT/logs"
+	c0=$(ccache_hits)
+	build_at "$BASE_TAG" "$OUT/logs/base" || true
 	revs=$(git -C "$TREE" rev-list --reverse "$BASE_TAG..$HEAD_REV")
 	# NVLAT_CHECK_LAST=1: only the top commit (the self-test uses it)
 	[ -z "${NVLAT_CHECK_LAST:-}" ] || revs=$HEAD_REV
 	for rev in $revs; do
 		i=$((i + 1))
 		rc=0
-		build_at "$rev" "$OUT/build/$i" || rc=1
-		new=$(comm -13 "$OUT/build/base/w1.txt" "$OUT/build/$i/w1.txt")
-		if [ -s "$OUT/build/$i/build-warnings.txt" ] || [ -n "$new" ]; then
+		build_at "$rev" "$OUT/logs/$i" || rc=1
+		new=$(comm -13 "$OUT/logs/base/w1.txt" "$OUT/logs/$i/w1.txt")
+		if [ -s "$OUT/logs/$i/build-warnings.txt" ] || [ -n "$new" ]; then
 			rc=1
-			{ cat "$OUT/build/$i/build-warnings.txt"; printf '%s\n' "$new"; } |
+			{ cat "$OUT/logs/$i/build-warnings.txt"; printf '%s\n' "$new"; } |
 				sed '/^$/d; s/^/#   /' | head -n 20
 		fi
-		[ "$rc" = 0 ] || tail -n 5 "$OUT/build/$i/on.log" "$OUT/build/$i/off.log" | sed 's/^/#   /'
+		[ "$rc" = 0 ] || tail -n 5 "$OUT/logs/$i/on.log" "$OUT/logs/$i/off.log" | sed 's/^/#   /'
 		result "patch $i builds (BLK_CLAT on, off), no new W=1/sparse warning: $(git -C "$TREE" log -1 --format=%s "$rev" | cut -c1-60)" "$rc"
 	done
-	git -C "$TREE" checkout -q "$ORIG"
-	trap - EXIT
+	src_at "$HEAD_REV"
+	read -r h0 m0 <<< "$c0"
+	read -r h1 m1 <<< "$(ccache_hits)"
+	echo "# ccache during the builds: $((h1 - h0)) hits, $((m1 - m0)) misses"
 }
 
 cocci_files() { # cocci_files DIR FILE...: reports of every semantic patch
@@ -125,7 +179,7 @@ cocci_files() { # cocci_files DIR FILE...: reports of every semantic patch
 	shift
 	for f in "$@"; do
 		[ -f "$dir/$f" ] || continue
-		find "$TREE/scripts/coccinelle" -name '*.cocci' -print0 |
+		find "$SRC/scripts/coccinelle" -name '*.cocci' -print0 |
 			xargs -0 -P "$(nproc)" -I{} spatch --very-quiet -D report --no-show-diff \
 				--include-headers-for-types -I "$dir/include" --sp-file {} "$dir/$f" 2>/dev/null || true
 	done | sed -E "s|$dir/||; s/:[0-9]+:[0-9]+-[0-9]+:/:/" | sort -u
@@ -139,7 +193,7 @@ check_cocci() {
 	git -C "$TREE" worktree add -q --detach "$tmp/base" "$BASE_TAG" 2>/dev/null ||
 		{ result "coccicheck" 1 "cannot check out the base"; return; }
 	base=$(cocci_files "$tmp/base" "${files[@]}")
-	new=$(comm -13 <(printf '%s\n' "$base") <(cocci_files "$TREE" "${files[@]}"))
+	new=$(comm -13 <(printf '%s\n' "$base") <(cocci_files "$SRC" "${files[@]}"))
 	git -C "$TREE" worktree remove --force "$tmp/base"
 	rm -rf "$tmp"
 	[ -z "$new" ] || printf '%s\n' "$new" | sed 's/^/#   /' | head -n 20
@@ -148,11 +202,11 @@ check_cocci() {
 
 check_kdoc() {
 	local f rc=0 base now
-	for f in $(git -C "$TREE" diff --name-only --diff-filter=AM "$BASE_TAG" HEAD -- '*.c' '*.h'); do
-		now=$(cd "$TREE" && ./scripts/kernel-doc -none -Wall "$f" 2>&1 | sed -E 's/:[0-9]+:/:/' | sort -u)
+	for f in $(git -C "$TREE" diff --name-only --diff-filter=AM "$BASE_TAG" "$HEAD_REV" -- '*.c' '*.h'); do
+		now=$(cd "$SRC" && ./scripts/kernel-doc -none -Wall "$f" 2>&1 | sed -E 's/:[0-9]+:/:/' | sort -u)
 		base=
 		if git -C "$TREE" show "$BASE_TAG:$f" > "$OUT/kdoc-base.${f##*.}" 2>/dev/null; then
-			base=$(cd "$TREE" && ./scripts/kernel-doc -none -Wall "$OUT/kdoc-base.${f##*.}" 2>&1 |
+			base=$(cd "$SRC" && ./scripts/kernel-doc -none -Wall "$OUT/kdoc-base.${f##*.}" 2>&1 |
 				sed -E "s|$OUT/kdoc-base.${f##*.}|$f|; s/:[0-9]+:/:/" | sort -u)
 		fi
 		new=$(comm -13 <(printf '%s\n' "$base") <(printf '%s\n' "$now") | sed '/^$/d')
@@ -166,8 +220,8 @@ check_kdoc() {
 
 check_docs() {
 	local f rc=0
-	for f in $(git -C "$TREE" diff --name-only "$BASE_TAG" HEAD -- 'Documentation/*.rst'); do
-		python3 - "$TREE/$f" <<'PY' || rc=1
+	for f in $(git -C "$TREE" diff --name-only "$BASE_TAG" "$HEAD_REV" -- 'Documentation/*.rst'); do
+		python3 - "$SRC/$f" <<'PY' || rc=1
 import sys, docutils.core, docutils.utils
 src = open(sys.argv[1]).read()
 docutils.core.publish_doctree(src, source_path=sys.argv[1],
@@ -176,8 +230,8 @@ PY
 	done
 	result "rst documentation parses with docutils (no warnings)" "$rc"
 	rc=0
-	if [ -f "$TREE/tools/docs/get_abi.py" ]; then
-		(cd "$TREE" && python3 tools/docs/get_abi.py validate) > "$OUT/abi.log" 2>&1 || rc=1
+	if [ -f "$SRC/tools/docs/get_abi.py" ]; then
+		(cd "$SRC" && python3 tools/docs/get_abi.py validate) > "$OUT/abi.log" 2>&1 || rc=1
 		grep -i 'sysfs-nvme' "$OUT/abi.log" && rc=1
 		result "ABI files validate (tools/docs/get_abi.py validate)" "$rc"
 	fi
@@ -186,7 +240,7 @@ PY
 check_maintainers() {
 	local out rc=0 who
 	# shellcheck disable=SC2046
-	out=$(cd "$TREE" && ./scripts/get_maintainer.pl --no-git --no-git-fallback --no-rolestats \
+	out=$(cd "$SRC" && ./scripts/get_maintainer.pl --no-git --no-git-fallback --no-rolestats \
 		$(series_patches) 2>&1) || rc=1
 	for who in $LISTS $PEOPLE; do
 		grep -qF "$who" <<< "$out" || { echo "# get_maintainer.pl does not name $who"; rc=1; }
@@ -207,12 +261,19 @@ check_quilt() {
 }
 
 is_kernel "$TREE" || die "no work tree at $TREE: run 'make tree' first"
-tree_clean "$TREE" || die "$TREE has uncommitted changes: commit them first"
-ORIG=$(git -C "$TREE" symbolic-ref -q --short HEAD || git -C "$TREE" rev-parse HEAD)
 mkdir -p "$OUT"
+exec 9> "$OUT/lock"
+flock -n 9 || die "another make check is running (lock $OUT/lock)"
+HEAD_REV=$(git -C "$TREE" rev-parse HEAD)
+DIRTY=
+tree_clean "$TREE" || DIRTY=1
+trap src_remove EXIT
+trap 'exit 130' INT TERM HUP
+src_at "$HEAD_REV"
 [ $# -gt 0 ] || set -- all
 [ "$1" != all ] || set -- checkpatch kdoc docs maintainers cocci quilt build
 echo "TAP version 13"
+echo "# $(git -C "$TREE" log -1 --format='%h %s' "$HEAD_REV")${DIRTY:+ (uncommitted changes in the work tree are not checked)}"
 for c in "$@"; do
 	case "$c" in
 	checkpatch | build | cocci | kdoc | docs | maintainers | quilt) "check_$c" ;;

@@ -17,6 +17,10 @@ need gcc make flex bison bc ccache
 is_kernel "$TREE" || die "no kernel tree at $TREE: run 'make tree' first"
 mkdir -p "$out"
 export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
+# paths under the cache hashed relative to the build directory: make check's
+# worktree and build directories ($CACHE/check/linux, check/build) then
+# share objects with $CACHE/linux and $CACHE/build
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$CACHE}
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
 export KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 2026'
 export KBUILD_BUILD_USER=nvlat KBUILD_BUILD_HOST=bench
