@@ -22,7 +22,7 @@ rt=${BENCH_RUNTIME:-8}
 ramp=${BENCH_RAMP:-1}
 shift_s=${BENCH_SHIFT:-10}
 # (BENCH_SCENARIOS empty: all)
-scen_list=${BENCH_SCENARIOS:-symmetric asym2 asym20 asym20-first fabric shifting bwlimit mixed overhead}
+scen_list=${BENCH_SCENARIOS:-symmetric asym2 asym20 asym20-first fabric shifting bwlimit mixed qd1-slow-first three-paths overhead}
 want=${BENCH_POLICIES:-numa round-robin queue-depth latency oracle}
 mkdir -p "$out"
 progress() { echo "$*" >> "$out/progress"; echo "# $*"; }
@@ -32,8 +32,8 @@ fail() { progress "FAILED: $*"; exit 1; }
 rr4k=(--name=nvlat --group_reporting --rw=randread --bs=4k --numjobs=2
 	"--cpus_allowed=0,1" --cpus_allowed_policy=split --iodepth=8)
 
-# scen_setup NAME: target, netem, and the globals slow (port of the slow
-# path, for the oracle), args (fio arguments after the common ones).
+# scen_setup NAME: target, netem, and the globals slow (ports of the slow
+# paths, for the oracle), args (fio arguments after the common ones).
 scen_setup() {
 	local p1 p2
 	p1=$(nvlat_tcp_port 1) p2=$(nvlat_tcp_port 2)
@@ -57,6 +57,14 @@ scen_setup() {
 		args=(--name=small --cpus_allowed=0 --rw=randread --bs=4k --iodepth=8
 			--name=large --cpus_allowed=1 --rw=read --bs=128k --iodepth=8)
 		nvlat_setup loop tcp && nvlat_netem_set "$p2" delay 1ms ;;
+	qd1-slow-first)
+		# one request at a time; queue-depth always takes path 1
+		slow=1 args=(--name=nvlat --rw=randread --bs=4k --iodepth=1)
+		nvlat_setup tcp loop && nvlat_netem_set "$p1" delay 5ms ;;
+	three-paths)
+		slow="1 2"
+		nvlat_setup tcp tcp tcp && nvlat_netem_set "$p1" delay 2500us &&
+			nvlat_netem_set "$p2" delay 2500us ;;
 	overhead)
 		args=(--name=nvlat --group_reporting --rw=randread --bs=4k --numjobs=2
 			"--cpus_allowed=0,1" --cpus_allowed_policy=split --iodepth=32)
@@ -85,14 +93,18 @@ bench_fio() {
 
 # policy_on POLICY / policy_off POLICY
 policy_on() {
+	local id
 	if [ "$1" = oracle ]; then
-		nvlat_iopolicy_set numa && nvlat_ana_set "$slow" inaccessible
+		nvlat_iopolicy_set numa || return
+		for id in $slow; do nvlat_ana_set "$id" inaccessible || return; done
 	else
 		nvlat_iopolicy_set "$1"
 	fi
 }
 policy_off() {
-	[ "$1" != oracle ] || nvlat_ana_set "$slow" optimized
+	local id
+	[ "$1" = oracle ] || return 0
+	for id in $slow; do nvlat_ana_set "$id" optimized || return; done
 }
 
 # Under TCG with fio on both CPUs a fork costs up to a second, so the

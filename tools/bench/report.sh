@@ -43,7 +43,7 @@ sdir() {
 }
 meta() { awk -v k="$1" '$1 == k { $1 = ""; sub(/^ /, ""); print; exit }' "$res/main/results/meta"; }
 POLS=(numa round-robin queue-depth latency oracle)
-SCENS=(symmetric asym2 asym20 asym20-first fabric shifting bwlimit mixed overhead)
+SCENS=(symmetric asym2 asym20 asym20-first fabric shifting bwlimit mixed qd1-slow-first three-paths overhead)
 # summed netem rates of bwlimit (24 + 6 Mbit/s) in MiB/s
 SUMRATE=$(awk 'BEGIN { printf "%.4f", 30e6 / 8 / 1048576 }')
 
@@ -150,6 +150,10 @@ ratios() {
 		esac
 		crit "$s" "latency MiB/s / round-robin" "$(ratio "$(val "$s" latency mib)" "$(val "$s" round-robin mib)")" '>=' 2
 	done
+	crit qd1-slow-first "latency IOPS / oracle" "$(ratio "$(val qd1-slow-first latency iops)" "$(val qd1-slow-first oracle iops)")" '>=' 0.9
+	crit qd1-slow-first "latency IOPS / queue-depth" "$(ratio "$(val qd1-slow-first latency iops)" "$(val qd1-slow-first queue-depth iops)")" '>=' 3
+	crit three-paths "latency IOPS / oracle" "$(ratio "$(val three-paths latency iops)" "$(val three-paths oracle iops)")" '>=' 0.95
+	crit three-paths "latency IOPS / queue-depth" "$(ratio "$(val three-paths latency iops)" "$(val three-paths queue-depth iops)")" '>=' 1.00
 	crit bwlimit "latency MiB/s / queue-depth" "$(ratio "$(val bwlimit latency mib)" "$(val bwlimit queue-depth mib)")" '>=' 0.97
 	crit bwlimit "latency MiB/s / summed rates (30 Mbit/s)" "$(ratio "$(val bwlimit latency mib)" "$SUMRATE")" '>=' 0.85
 	best='' b=0
@@ -301,6 +305,8 @@ missed=$(grep -c '^missed$' "$work/verdicts" || true)
 		shifting) d="two tcp paths; +5 ms round trip on path 2, moved to path 1 after $(meta shift) s and back after $((2 * $(meta shift))) s (\`tc qdisc change\`); 4 KiB randread.  Last column: time from a move until a 0.5 s window has >= 90% of its I/O on the new fast path (sampled every 0.1 s; 99 = never): median (min–max) over both moves of every round." ;;
 		bwlimit) d="two tcp paths limited by netem to 24 and 6 Mbit/s (4:1); 128 KiB sequential read, iodepth 16." ;;
 		mixed) d="path 1 loop, path 2 tcp +2 ms; a 4 KiB randread job (iodepth 8, CPU 0) and a 128 KiB sequential read job (iodepth 8, CPU 1) at once." ;;
+		qd1-slow-first) d="path 1 tcp with +10 ms round trip (connected first), path 2 loop; 4 KiB randread, one job, iodepth 1: queue-depth always takes the first idle path." ;;
+		three-paths) d="three tcp paths, +5 ms round trip on paths 1 and 2 (connected first); 4 KiB randread as in symmetric.  The oracle has paths 1 and 2 ANA inaccessible." ;;
 		overhead) d="two loop paths on null_blk, no delay; 4 KiB randread, 2 jobs (one per CPU), iodepth 32 each.  Runs in a boot of its own after the other scenarios, with three times their rounds (late in the main boot every policy ran it 20-30% slower and more scattered).  CPU per I/O: fio usr + sys time over its I/Os.  The numa@patched and numa@base rows come from separate boots of the patched and the unpatched kernel, alternated, one run per boot and round." ;;
 		esac
 		echo "### $s"

@@ -15,11 +15,21 @@ runtime=${NVLAT_RUNTIME:-8}
 sub=$NVLAT_CFS/nvmet/subsystems/$NVLAT_NQN
 tap_plan 5
 nvlat_setup tcp tcp || tap_bail "setup failed"
-trap 'rm -f "$tmp/ns2.img"; nvlat_teardown' EXIT
 tmp=$(nvlat_tmpdir twons)
+# cleanup: namespace 2 and ANA group 2 go before the ports and subsystem
+cleanup() {
+	{ echo 0 > "$sub/namespaces/2/enable"
+	  rmdir "$sub/namespaces/2" "$NVLAT_CFS"/nvmet/ports/[12]/ana_groups/2; } 2>/dev/null
+	rm -f "$tmp/ns2.img"
+	nvlat_teardown
+}
+trap cleanup EXIT
 nvlat_netem_set "$(nvlat_tcp_port 2)" delay 2500us || tap_bail "netem failed"
 for id in 1 2; do
-	mkdir "$NVLAT_CFS/nvmet/ports/$id/ana_groups/2" || tap_bail "no ANA group 2 on port $id"
+	# a new ANA group starts inaccessible
+	{ mkdir "$NVLAT_CFS/nvmet/ports/$id/ana_groups/2" &&
+		echo optimized > "$NVLAT_CFS/nvmet/ports/$id/ana_groups/2/ana_state"; } ||
+		tap_bail "no ANA group 2 on port $id"
 done
 truncate -s 256M "$tmp/ns2.img"
 { mkdir "$sub/namespaces/2" && echo 2 > "$sub/namespaces/2/ana_grpid" &&

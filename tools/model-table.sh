@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The latency path model's results as a markdown table, from the console
+# of a boot that ran the nvme-latency-model KUnit suite (make test, or
+# tools/tests/guest.sh):
+#
+#   tools/model-table.sh [CONSOLE_LOG] > docs/path-model.md
+#
+# Without an argument, the newest console.log under $CACHE/runs.
+set -eu
+# shellcheck source=common.sh
+. "$(dirname "$0")/common.sh"
+
+# shellcheck disable=SC2012 # run directories are ours, named by date
+log=${1:-$(ls -t "$CACHE"/runs/*/console.log 2>/dev/null |
+	while read -r f; do grep -q 'model: ' "$f" && { echo "$f"; break; }; done)}
+[ -f "$log" ] || die "no console log with the path model's rows"
+grep -q 'model: ' "$log" || die "$log has no path model rows"
+cat <<HDR
+# Path model: every policy against a clairvoyant placement
+
+From the KUnit suite nvme-latency-model (drivers/nvme/host/mpath-latency-test.c),
+run at boot of the test kernel: a discrete-event simulation on a simulated
+clock that drives the real blk-clat estimator and the real latency decision.
+Paths are a round trip in front of a FIFO bottleneck (servers x service time,
+jittered uniformly 0.5-1.5x); see the test file for each scenario.  The
+simulation is deterministic: a second run gives the same numbers.
+"latency/ctrl-inflight" is the latency policy fed per-controller in-flight
+counts instead of per-namespace ones.
+
+Kernel: $(sed -n 's/.*Linux version \([^ ]*\).*/\1/p' "$log" | head -n 1); series: $(git -C "$TOP" rev-parse --short HEAD).
+
+| scenario | policy | IOPS | x oracle | mean latency | share per path (%) |
+|---|---|---:|---:|---:|---|
+HDR
+sed -n 's/.*model: \(.*\)$/\1/p' "$log" | tr -d '\r' |
+	awk -F' [|] ' 'NF == 6 {
+		sub(/ IOPS$/, "", $3); sub(/ x oracle$/, "", $4); sub(/ mean$/, "", $5); sub(/ %$/, "", $6)
+		printf "| %s | %s | %s | %s | %s |%s |\n", $1, $2, $3, $4, $5, $6 }'
+echo
+echo "Adaptation:"
+echo
+sed -n 's/.*model: \(.*\)$/\1/p' "$log" | tr -d '\r' | awk -F' [|] ' 'NF == 3 { printf "- %s: %s\n", $1, $3 }'
