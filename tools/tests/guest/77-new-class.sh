@@ -12,7 +12,10 @@ set -u
 
 tap_plan 5
 nvlat_setup tcp tcp || tap_bail "setup failed"
-trap 'kill -INT "${pids[@]}" 2> /dev/null; wait; nvlat_teardown' EXIT
+# stop: fio ends its jobs on SIGTERM (the function's subshells are its
+# parents; a background job ignores SIGINT)
+stop() { pkill -TERM -P "$(IFS=,; echo "${pids[*]}")" 2> /dev/null; wait; }
+trap 'stop; nvlat_teardown' EXIT
 tmp=$(nvlat_tmpdir newclass)
 pids=()
 tap_ok "iopolicy latency" nvlat_iopolicy_set latency
@@ -44,8 +47,7 @@ for id in 1 2; do tap_diag "path $id: $(grep write "$(nvlat_clat_dir "$id")/esti
 s=$(nvlat_calc "100 * ($b2 - $a2) / ($b1 - $a1 + $b2 - $a2 + 0.000001)")
 nvlat_cmp "$s" '>=' 90
 tap_result $? "64 KiB writes followed to the fast path 2 (>= 90%: $s%)"
-kill -INT "${pids[@]}"
-wait "${pids[@]}"
-tap_result $? "fio stopped cleanly"
-pids=()
+stop
+for f in reads writes; do nvlat_fio_json "$tmp/$f.json" | jq -e '.jobs[0]' > /dev/null || break; done
+tap_result $? "both fio jobs stopped and reported"
 tap_done
