@@ -4,7 +4,8 @@
  *
  * A discrete-event simulation on a simulated clock.  Each path is a port
  * with a fixed round trip in front of a bottleneck: a FIFO queue with a
- * number of servers and a service time per I/O.  Paths may share one
+ * number of servers and a service time per I/O, drawn uniformly from half
+ * to one and a half times its mean.  Paths may share one
  * bottleneck, and several namespaces may use the same paths (controllers).
  * Closed-loop jobs keep a fixed number of I/Os in flight.  Every completion
  * is a sample for the real blk-clat estimator of its (namespace, path)
@@ -21,6 +22,7 @@
 #include <linux/blk-clat.h>
 #include <linux/jiffies.h>
 #include <linux/math64.h>
+#include <linux/prandom.h>
 #include <linux/sizes.h>
 #include <linux/time64.h>
 
@@ -124,6 +126,7 @@ struct model {
 	struct model_event heap[MODEL_MAX_EVENTS];
 	int nr_events;
 	unsigned int next_step;
+	struct rnd_state rnd;	/* service time jitter, seeded: deterministic */
 	struct model_result r;
 };
 
@@ -301,6 +304,7 @@ static void model_submit(struct model *m, int j)
 	struct model_event ev = { .submit_ns = m->now_ns, .job = j };
 	int i, b, s;
 	u64 start;
+	u32 svc;
 
 	switch (m->policy) {
 	case MODEL_NUMA:
@@ -326,7 +330,9 @@ static void model_submit(struct model *m, int j)
 	b = m->sc->path[i].bottleneck;
 	s = model_server(m, b);
 	start = max(m->now_ns, m->server_free_ns[b][s]);
-	m->server_free_ns[b][s] = start + model_service_ns(&m->sc->bn[b], job->bytes);
+	svc = model_service_ns(&m->sc->bn[b], job->bytes);
+	svc = svc / 2 + prandom_u32_state(&m->rnd) % (svc + 1);
+	m->server_free_ns[b][s] = start + svc;
 	ev.t_ns = m->server_free_ns[b][s] + m->delay_ns[i];
 	ev.path = i;
 	m->inflight[job->ns][i]++;
@@ -387,6 +393,7 @@ static void model_run(struct kunit *test, struct model *m,
 	memset(m, 0, sizeof(*m));
 	m->sc = sc;
 	m->policy = policy;
+	prandom_seed_state(&m->rnd, 0x6e766c6174ULL);
 	for (i = 0; i < sc->nr_paths; i++)
 		m->delay_ns[i] = sc->path[i].delay_ns;
 	for (ns = 0; ns < sc->nr_ns; ns++)
