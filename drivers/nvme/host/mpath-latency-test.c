@@ -612,6 +612,29 @@ static void model_test_capacity_4_1(struct kunit *test)
 }
 
 /*
+ * Two serial links of 4:1 bandwidth (128 KiB takes 43 ms and 175 ms), 16
+ * in flight: a window sees one or two completions per path.  At least 90%
+ * of the summed capacity.
+ */
+static void model_test_links_4_1(struct kunit *test)
+{
+	static const struct model_scenario sc = {
+		.name = "links-4:1", .nr_paths = 2, .nr_ns = 1, .nr_jobs = 1,
+		PATH(0, 0, 1, 43000), PATH(1, 0, 1, 175000),
+		JOB(0, 0, 16, SZ_128K, false, 0),
+		.warmup_ns = 5000 * NSEC_PER_MSEC, .end_ns = 60000 * NSEC_PER_MSEC,
+	};
+	struct model_result *res = model_results(test);
+	u64 oracle;
+
+	model_compare(test, &sc, false, &oracle, res);
+	/* 1 / 43 ms + 1 / 175 ms = 28.97 IOPS, over 55 s: 1593 I/Os */
+	KUNIT_EXPECT_GE(test, res[MODEL_LAT].done, 1593ULL * 9 / 10);
+	kunit_info(test, "model: links-4:1 | latency | %llu I/Os, queue-depth %llu, oracle %llu\n",
+		   res[MODEL_LAT].done, res[MODEL_QD].done, res[MODEL_ORACLE].done);
+}
+
+/*
  * A path ten times slower (500 us against 50 us), 4 in flight: at most 1%
  * of the I/O on it besides its probes, and at most one probe per window.
  */
@@ -870,6 +893,7 @@ static struct kunit_case nvme_latency_model_cases[] = {
 	KUNIT_CASE_SLOW(model_test_eight_paths),
 	KUNIT_CASE(model_test_recovery),
 	KUNIT_CASE(model_test_capacity_4_1),
+	KUNIT_CASE(model_test_links_4_1),
 	KUNIT_CASE(model_test_slow_path),
 	KUNIT_CASE(model_test_qd1_slow_first),
 	KUNIT_CASE(model_test_three_paths),

@@ -121,7 +121,14 @@ VISIBLE_IF_KUNIT void nvme_lat_path_set(struct nvme_lat_path *p,
 	p->tier = tier;
 	p->probe = may_probe && est->stale && tier != NVME_LAT_UNUSABLE &&
 		   time_after_eq(now, probe_next);
+	/*
+	 * Probes are a window apart, or an estimated latency apart on a path
+	 * slower than that, so that a slow link has about one in flight.
+	 */
 	p->win_jiffies = max_t(unsigned long, est->win_jiffies, 1);
+	if (p->probe)
+		p->win_jiffies = max_t(unsigned long, p->win_jiffies,
+				       nsecs_to_jiffies(est->lat_ns));
 }
 EXPORT_SYMBOL_IF_KUNIT(nvme_lat_path_set);
 
