@@ -42,6 +42,7 @@ expect() {
 	else
 		echo "ok $n - $name: $(grep -m1 '^ok .* patch ' "$tmp/$n.log" | cut -c1-90)"
 	fi
+	grep -E '^# (sparse|ccache) ' "$tmp/$n.log" || true
 }
 
 # plant MESSAGE CODE: a commit on the worktree's HEAD appending CODE to
