@@ -21,12 +21,13 @@ pids=()
 tap_ok "iopolicy latency" nvlat_iopolicy_set latency
 nvlat_wait 5 nvlat_clat_attached 2
 # the jobs run until they are stopped: forks under TCG take seconds
+# (stopped by SIGTERM, fio exits non-zero: its error line is no news)
 nvlat_fio "$tmp/reads.json" --filename="/dev/$NVLAT_HEAD" --rw=randread --iodepth=8 \
-	--runtime=300 &
+	--runtime=300 2> /dev/null &
 pids+=($!)
 sleep 2
 nvlat_fio "$tmp/writes.json" --filename="/dev/$NVLAT_HEAD" --rw=randwrite --bs=64k \
-	--iodepth=2 --runtime=300 &
+	--iodepth=2 --runtime=300 2> /dev/null &
 pids+=($!)
 writing() { [ "$(awk '{ print $5 }' "/sys/block/$NVLAT_HEAD/stat")" -gt 0 ]; }
 nvlat_wait 30 writing || tap_bail "no writes"
