@@ -79,7 +79,7 @@ if [ "$kernel_ok" = 0 ]; then
 		echo "# KUnit: $kres"
 		passed=$((passed + kp - 1))
 		failed=$((failed + ${kf:-0}))
-		result "kunit (blk-clat)" "${kf:-0}" "$kp cases passed, ${kf:-0} failed"
+		result "kunit (blk-clat, latency path model)" "${kf:-0}" "$kp cases passed, ${kf:-0} failed"
 	fi
 	# guest tests: their TAP, then their counts
 	sed 's/^/    /' "$rundir/results.tap" 2>/dev/null
