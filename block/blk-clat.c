@@ -440,24 +440,6 @@ void blk_clat_read(const struct blk_clat *clat, int node, bool write,
 }
 EXPORT_SYMBOL_GPL(blk_clat_read);
 
-/* Forget all estimates: the debugfs "reset" file. */
-static void blk_clat_reset(struct blk_clat *clat)
-{
-	unsigned int i;
-
-	spin_lock_bh(&clat->lock);
-	for (i = 0; i < clat->nr_buckets; i++) {
-		struct blk_clat_bucket *b = &clat->bucket[i];
-
-		blk_clat_totals(clat, i, &b->seen_sum_ns, &b->seen_nr);
-		WRITE_ONCE(b->lat_ns, 0);
-		WRITE_ONCE(b->per_inflight_ns, 0);
-		b->last_nr = 0;
-	}
-	WRITE_ONCE(clat->inflight, 0);
-	spin_unlock_bh(&clat->lock);
-}
-
 /**
  * blk_clat_free - free a tracker that blk_clat_alloc() returned
  * @clat: the tracker, not attached to a queue (or no longer)
@@ -480,6 +462,24 @@ static void blk_clat_exit(struct rq_qos *rqos)
 }
 
 #ifdef CONFIG_BLK_DEBUG_FS
+/* Forget all estimates: the debugfs "reset" file. */
+static void blk_clat_reset(struct blk_clat *clat)
+{
+	unsigned int i;
+
+	spin_lock_bh(&clat->lock);
+	for (i = 0; i < clat->nr_buckets; i++) {
+		struct blk_clat_bucket *b = &clat->bucket[i];
+
+		blk_clat_totals(clat, i, &b->seen_sum_ns, &b->seen_nr);
+		WRITE_ONCE(b->lat_ns, 0);
+		WRITE_ONCE(b->per_inflight_ns, 0);
+		b->last_nr = 0;
+	}
+	WRITE_ONCE(clat->inflight, 0);
+	spin_unlock_bh(&clat->lock);
+}
+
 static int blk_clat_tunable_show(void *data, struct seq_file *m,
 				 enum blk_clat_tunable t)
 {
@@ -626,8 +626,10 @@ VISIBLE_IF_KUNIT struct blk_clat *blk_clat_alloc(void)
 	spin_lock_init(&clat->lock);
 	timer_setup(&clat->timer, blk_clat_timer_fn, 0);
 	memcpy(clat->tun, blk_clat_defaults, sizeof(clat->tun));
-	clat->window_start_ns = ktime_get_ns();
-	/* the timer is not running: the first window starts with a sample */
+	/*
+	 * The timer is not running: the first window starts with a sample,
+	 * and its length, not the time since now, is what it measures.
+	 */
 	clat->idle = true;
 	blk_clat_apply_tunables(clat);
 	return clat;

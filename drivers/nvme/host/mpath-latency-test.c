@@ -442,6 +442,27 @@ static u64 permille(u64 part, u64 whole)
 }
 
 /*
+ * Time from @from_ms until a 50 ms bin of @job has at least @pm per mille
+ * of its I/O on @path, in ms; U64_MAX if never.
+ */
+static u64 model_moved_ms(const struct model_result *r, int job, int path,
+			  unsigned int from_ms, u64 pm)
+{
+	const u32 *t;
+	u64 sum;
+	int bin, i;
+
+	for (bin = from_ms / 50; bin < MODEL_TRACE; bin++) {
+		t = r->trace[job][bin];
+		for (i = 0, sum = 0; i < MODEL_MAX_PATHS; i++)
+			sum += t[i];
+		if (permille(t[path], sum) >= pm)
+			return bin * 50 + 50 - from_ms;
+	}
+	return U64_MAX;
+}
+
+/*
  * One table row per policy: IOPS, IOPS over the oracle's, mean latency and
  * the share of each path.  make bench copies the rows into its report.
  */
@@ -552,18 +573,10 @@ static void model_test_recovery(struct kunit *test)
 		.warmup_ns = 2000 * NSEC_PER_MSEC, .end_ns = 3000 * NSEC_PER_MSEC,
 	};
 	struct model_result *res = model_results(test), *r = &res[MODEL_LAT];
-	u64 oracle, back_ms = U64_MAX;
-	u32 *t;
-	int bin;
+	u64 oracle, back_ms;
 
 	model_compare(test, &sc, false, &oracle, res);
-	for (bin = 500 / 50; bin < MODEL_TRACE; bin++) {
-		t = r->trace[0][bin];
-		if (permille(t[1], t[0] + t[1]) >= 450) {
-			back_ms = bin * 50 + 50 - 500;
-			break;
-		}
-	}
+	back_ms = model_moved_ms(r, 0, 1, 500, 450);
 	kunit_info(test, "model: recovery | latency | 45%% back on path 1 after %llu ms\n",
 		   back_ms);
 	KUNIT_EXPECT_GE(test, permille(r->done_path[1], r->done), 450ULL);
@@ -801,18 +814,12 @@ static void model_test_latency_step(struct kunit *test)
 		.warmup_ns = 200 * NSEC_PER_MSEC, .end_ns = 2500 * NSEC_PER_MSEC,
 	};
 	struct model_result *res = model_results(test), *r = &res[MODEL_LAT];
-	u64 oracle, moved_ms = U64_MAX;
+	u64 oracle, moved_ms;
 	u32 *t;
 	int bin;
 
 	model_compare(test, &sc, false, &oracle, res);
-	for (bin = 1000 / 50; bin < MODEL_TRACE; bin++) {
-		t = r->trace[0][bin];
-		if (permille(t[1], t[0] + t[1]) >= 900) {
-			moved_ms = bin * 50 + 50 - 1000;
-			break;
-		}
-	}
+	moved_ms = model_moved_ms(r, 0, 1, 1000, 900);
 	kunit_info(test, "model: latency-step | latency | 90%% moved after %llu ms\n",
 		   moved_ms);
 	KUNIT_EXPECT_LE(test, moved_ms, 500ULL);
