@@ -10,7 +10,7 @@ CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/nvme-latency
 export NVLAT_CACHE := $(CACHE)
 T := tools
 
-.PHONY: help deps tree apply reset-tree export check-sync kernel kernel-base profile \
+.PHONY: help deps tree apply reset-tree export check-sync kernel kernel-base profile scale \
 	kunit test test-debug torture demo bench bench-quick check check-selftest \
 	quilt-check maintainers send-dry-run clean
 
@@ -78,6 +78,10 @@ bench: kernel
 
 bench-quick: kernel
 	@$(T)/bench/bench.sh --quick
+
+## make scale       estimator footprint and timer cost: 16 possible CPUs, 4 nodes, 128 paths
+scale: tree
+	@$(T)/scale.sh
 
 ## make profile [PROFILE_SECONDS=8]   perf profile of the overhead scenario per iopolicy
 PROFILE_SECONDS ?= 8

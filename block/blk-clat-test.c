@@ -3,6 +3,7 @@
  * KUnit tests of the completion latency estimator's arithmetic.
  */
 #include <kunit/test.h>
+#include <linux/blk-mq.h>
 #include <linux/jiffies.h>
 #include <linux/limits.h>
 #include <linux/nodemask.h>
@@ -223,9 +224,9 @@ static void blk_clat_test_tunables(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, blk_clat_tunable_check(BLK_CLAT_WIN_NSEC,
 						     NSEC_PER_MSEC - 1), -EINVAL);
 	KUNIT_EXPECT_EQ(test, blk_clat_tunable_check(BLK_CLAT_WIN_NSEC,
-						     10 * NSEC_PER_SEC), 0);
+						     NSEC_PER_SEC), 0);
 	KUNIT_EXPECT_EQ(test, blk_clat_tunable_check(BLK_CLAT_WIN_NSEC,
-						     10 * NSEC_PER_SEC + 1), -EINVAL);
+						     NSEC_PER_SEC + 1), -EINVAL);
 	KUNIT_EXPECT_EQ(test, blk_clat_tunable_check(BLK_CLAT_WIN_NSEC, U64_MAX),
 			-EINVAL);
 
@@ -257,8 +258,8 @@ static void blk_clat_test_idle_gap(struct kunit *test)
 {
 	struct blk_clat *clat = blk_clat_alloc();
 	struct blk_clat_estimate est;
+	int i, node = cpu_to_node(0);
 	u64 t = 0;
-	int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, clat);
 	/* 10 completions of 1 ms in a 50 ms window: 0.2 in flight */
@@ -266,7 +267,7 @@ static void blk_clat_test_idle_gap(struct kunit *test)
 		blk_clat_add_sample(clat, 0, false, SZ_4K, NSEC_PER_MSEC);
 	t += WIN_NS;
 	KUNIT_EXPECT_TRUE(test, blk_clat_fold(clat, t, INITIAL_JIFFIES + 13));
-	blk_clat_read(clat, 0, false, SZ_4K, INITIAL_JIFFIES + 13, &est);
+	blk_clat_read(clat, node, false, SZ_4K, INITIAL_JIFFIES + 13, &est);
 	KUNIT_EXPECT_EQ(test, est.lat_ns, (u32)NSEC_PER_MSEC);
 	KUNIT_EXPECT_EQ(test, est.inflight_mean, 204U);
 	KUNIT_EXPECT_FALSE(test, est.stale);
@@ -279,13 +280,150 @@ static void blk_clat_test_idle_gap(struct kunit *test)
 		blk_clat_add_sample(clat, 0, false, SZ_4K, NSEC_PER_MSEC);
 	t += WIN_NS;
 	KUNIT_EXPECT_TRUE(test, blk_clat_fold(clat, t, INITIAL_JIFFIES + 2539));
-	blk_clat_read(clat, 0, false, SZ_4K, INITIAL_JIFFIES + 2539, &est);
+	blk_clat_read(clat, node, false, SZ_4K, INITIAL_JIFFIES + 2539, &est);
 	KUNIT_EXPECT_EQ(test, est.inflight_mean, 204U);
 	/* stale from the caller's clock: 4 windows after the last fold */
-	blk_clat_read(clat, 0, false, SZ_4K, INITIAL_JIFFIES + 2539 +
+	blk_clat_read(clat, node, false, SZ_4K, INITIAL_JIFFIES + 2539 +
 		      STALE_WINDOWS * est.win_jiffies + 1, &est);
 	KUNIT_EXPECT_TRUE(test, est.stale);
 	blk_clat_free(clat);
+}
+
+/*
+ * Samples count for the node of the CPU that submitted them, wherever they
+ * complete, and one window takes every CPU's samples, once.
+ */
+static void blk_clat_test_cpu_node(struct kunit *test)
+{
+	struct blk_clat *clat = blk_clat_alloc();
+	struct blk_clat_estimate est;
+	u64 *sum_ns, *nr;
+	int cpu, node, n = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, clat);
+	sum_ns = kunit_kcalloc(test, nr_node_ids, sizeof(*sum_ns), GFP_KERNEL);
+	nr = kunit_kcalloc(test, nr_node_ids, sizeof(*nr), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, sum_ns);
+	KUNIT_ASSERT_NOT_NULL(test, nr);
+
+	/* each CPU its own latency; a CPU without a node counts for node 0 */
+	for_each_possible_cpu(cpu) {
+		u64 lat_ns = (cpu + 1) * NSEC_PER_USEC;
+
+		node = cpu_to_node(cpu);
+		if (node < 0 || node >= nr_node_ids)
+			node = 0;
+		blk_clat_add_sample(clat, cpu, true, SZ_16K, lat_ns);
+		blk_clat_add_sample(clat, cpu, true, SZ_16K, lat_ns);
+		sum_ns[node] += 2 * lat_ns;
+		nr[node] += 2;
+		if (++n == 256)
+			break;
+	}
+	KUNIT_EXPECT_TRUE(test, blk_clat_fold(clat, WIN_NS, INITIAL_JIFFIES + 13));
+	for (node = 0; node < nr_node_ids; node++) {
+		blk_clat_read(clat, node, true, SZ_16K, INITIAL_JIFFIES + 13, &est);
+		KUNIT_EXPECT_EQ(test, est.lat_ns,
+				(u32)blk_clat_mean_ns(sum_ns[node], nr[node]));
+		KUNIT_EXPECT_EQ(test, est.stale, !nr[node]);
+		/* other directions and classes saw nothing */
+		blk_clat_read(clat, node, false, SZ_16K, INITIAL_JIFFIES + 13, &est);
+		KUNIT_EXPECT_EQ(test, est.lat_ns, 0U);
+		blk_clat_read(clat, node, true, SZ_64K, INITIAL_JIFFIES + 13, &est);
+		KUNIT_EXPECT_EQ(test, est.lat_ns, 0U);
+	}
+	/* all taken: the next window is idle */
+	KUNIT_EXPECT_FALSE(test, blk_clat_fold(clat, 2 * WIN_NS, INITIAL_JIFFIES + 26));
+	blk_clat_free(clat);
+}
+
+/* the per-CPU word holds the longest samples of a full window, exactly */
+static void blk_clat_test_sample_word(struct kunit *test)
+{
+	struct blk_clat *clat = blk_clat_alloc();
+	struct blk_clat_estimate est;
+	int i, node = cpu_to_node(0);
+
+	KUNIT_ASSERT_NOT_NULL(test, clat);
+	/* 255 samples of 60 s count as 4.29 s each: 40 bits of sum, no carry */
+	for (i = 0; i < 255; i++)
+		blk_clat_add_sample(clat, 0, false, SZ_4K, 60 * NSEC_PER_SEC);
+	KUNIT_EXPECT_TRUE(test, blk_clat_fold(clat, WIN_NS, INITIAL_JIFFIES + 13));
+	blk_clat_read(clat, node, false, SZ_4K, INITIAL_JIFFIES + 13, &est);
+	KUNIT_EXPECT_EQ(test, est.lat_ns, (u32)BLK_CLAT_MAX_SAMPLE_NS);
+
+	/* a zero latency is a sample of 1 ns, not a missing one */
+	for (i = 0; i < 1000; i++)
+		blk_clat_add_sample(clat, 0, true, SZ_4K, 0);
+	KUNIT_EXPECT_TRUE(test, blk_clat_fold(clat, 2 * WIN_NS, INITIAL_JIFFIES + 26));
+	blk_clat_read(clat, node, true, SZ_4K, INITIAL_JIFFIES + 26, &est);
+	KUNIT_EXPECT_EQ(test, est.lat_ns, 1U);
+	blk_clat_free(clat);
+}
+
+static blk_status_t blk_clat_test_queue_rq(struct blk_mq_hw_ctx *hctx,
+					   const struct blk_mq_queue_data *bd)
+{
+	return BLK_STS_IOERR;
+}
+
+static const struct blk_mq_ops blk_clat_test_mq_ops = {
+	.queue_rq	= blk_clat_test_queue_rq,
+};
+
+static const struct block_device_operations blk_clat_test_fops = {
+	.owner		= THIS_MODULE,
+};
+
+/*
+ * The estimator attaches to a disk that is live, and only to it: a disk
+ * never added is freed by put_disk() without rq_qos_exit(), so a tracker on
+ * it would leak; a deleted disk has freed its tracker already.
+ */
+static void blk_clat_test_attach_lifecycle(struct kunit *test)
+{
+	struct blk_mq_tag_set *set;
+	struct gendisk *disk;
+	struct blk_clat *clat;
+
+	set = kunit_kzalloc(test, sizeof(*set), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, set);
+	KUNIT_ASSERT_EQ(test, blk_mq_alloc_sq_tag_set(set, &blk_clat_test_mq_ops,
+						      1, 0), 0);
+	disk = blk_mq_alloc_disk(set, NULL, NULL);
+	if (IS_ERR(disk)) {
+		blk_mq_free_tag_set(set);
+		KUNIT_FAIL(test, "no disk: %ld", PTR_ERR(disk));
+		return;
+	}
+	disk->fops = &blk_clat_test_fops;
+	disk->flags |= GENHD_FL_NO_PART;
+	snprintf(disk->disk_name, sizeof(disk->disk_name), "clat_test");
+	set_capacity(disk, 8);
+
+	/* not added: refused */
+	clat = blk_clat_attach(disk);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(clat), -ENODEV);
+	if (!IS_ERR(clat))
+		blk_clat_detach(disk);
+
+	if (!add_disk(disk)) {
+		clat = blk_clat_attach(disk);
+		KUNIT_EXPECT_FALSE(test, IS_ERR(clat));
+		/* a second attach returns the same tracker */
+		KUNIT_EXPECT_PTR_EQ(test, blk_clat_attach(disk), clat);
+		blk_clat_detach(disk);
+		blk_clat_detach(disk);
+		/* deleted with a tracker attached: del_gendisk frees it */
+		KUNIT_EXPECT_FALSE(test, IS_ERR(blk_clat_attach(disk)));
+		del_gendisk(disk);
+		KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(blk_clat_attach(disk)),
+				-ENODEV);
+	} else {
+		KUNIT_FAIL(test, "add_disk failed");
+	}
+	put_disk(disk);
+	blk_mq_free_tag_set(set);
 }
 
 static struct kunit_case blk_clat_test_cases[] = {
@@ -298,6 +436,9 @@ static struct kunit_case blk_clat_test_cases[] = {
 	KUNIT_CASE(blk_clat_test_reprobe_bound),
 	KUNIT_CASE(blk_clat_test_inflight),
 	KUNIT_CASE(blk_clat_test_overflow),
+	KUNIT_CASE(blk_clat_test_cpu_node),
+	KUNIT_CASE(blk_clat_test_sample_word),
+	KUNIT_CASE(blk_clat_test_attach_lifecycle),
 	KUNIT_CASE(blk_clat_test_tunables),
 	KUNIT_CASE(blk_clat_test_idle_gap),
 	{}

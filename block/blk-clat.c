@@ -8,13 +8,18 @@
  * direction and I/O size class when it picks a queue.
  *
  * I/O path: the ->done hook takes completion time - io_start_time_ns (block
- * statistics accounting is enabled while attached), and adds it to a per-CPU
- * sum and count.  No shared atomics, no locks, no unit conversion.  Requests
- * that never started, passthrough requests and requests without RQF_STATS
- * (drivers clear it for failed and failed-over requests) are not samples.
+ * statistics accounting is enabled while attached) and adds it, with a count
+ * of one, to a word of the submitting CPU's counters for the request's
+ * direction and size class (one atomic add, on a line that CPU owns), then
+ * marks that CPU active.  No locks, no shared writes in steady state.
+ * Requests that never started, passthrough requests and requests without
+ * RQF_STATS (drivers clear it for failed and failed-over requests) are not
+ * samples.
  *
- * Window timer: every win_nsec the per-CPU counters are summed per bucket
- * (node, direction, size class).  A bucket with at least min_samples new
+ * Window timer: every win_nsec the counters of the CPUs marked active are
+ * taken (exchanged for zero) into the buckets of their NUMA node, so the
+ * timer's work grows with the CPUs that did I/O, not with the possible ones.
+ * A bucket (node, direction, size class) with at least min_samples pending
  * samples folds their mean into its EWMA; a bucket with fewer keeps them for
  * the next window.  The old value's weight decays with the number of windows
  * since the bucket's last fold, so a path that was idle for a while is
@@ -62,16 +67,19 @@ static const u64 blk_clat_min[BLK_CLAT_NR_TUNABLES] = {
 };
 
 static const u64 blk_clat_max[BLK_CLAT_NR_TUNABLES] = {
-	[BLK_CLAT_WIN_NSEC]	= 10 * NSEC_PER_SEC,
+	[BLK_CLAT_WIN_NSEC]	= NSEC_PER_SEC,
 	[BLK_CLAT_EWMA_WEIGHT]	= BLK_CLAT_FIXED_ONE,
 	[BLK_CLAT_MIN_SAMPLES]	= 1 << 20,
 	[BLK_CLAT_STALE_WINDOWS] = 1000,
 };
 
-/* Per-CPU counters of one bucket; they only grow, the timer takes deltas. */
+/*
+ * Per-CPU counters, one word per direction and size class: summed latency in
+ * ns above BLK_CLAT_NR_BITS of sample count, so that one atomic add accounts
+ * a sample and one exchange takes a consistent set of them.
+ */
 struct blk_clat_pcpu {
-	u64 sum_ns;
-	u64 nr;
+	atomic64_t sample[BLK_CLAT_NR_DIRS * BLK_CLAT_NR_CLASSES];
 };
 
 /*
@@ -83,9 +91,10 @@ struct blk_clat_bucket {
 	u32 per_inflight_ns;
 	unsigned long folded_jiffies;
 	u64 folded_ns;
-	u64 seen_sum_ns;
-	u64 seen_nr;
+	u64 pending_sum_ns;
+	u64 pending_nr;
 	u64 last_nr;
+	u64 total_nr;
 };
 
 struct blk_clat {
@@ -99,13 +108,22 @@ struct blk_clat {
 	unsigned long win_jiffies;
 	unsigned long stale_jiffies;
 
-	/* the window timer's; ->lock protects them and the buckets */
+	/*
+	 * Completions check the timer and mark their CPU in ->active, once
+	 * per window; the rest is the window timer's, and ->lock protects it
+	 * and the buckets.
+	 */
 	spinlock_t lock ____cacheline_aligned_in_smp;
 	struct timer_list timer;
+	cpumask_var_t active;		/* CPUs with samples not yet taken */
 	u64 tun[BLK_CLAT_NR_TUNABLES];
-	u64 busy_seen_ns;
+	cpumask_var_t fold_cpus;
 	u64 window_start_ns;
 	bool idle;
+	/* what the timer costs, for debugfs */
+	u64 folds;
+	u64 fold_ns_sum;
+	u64 fold_ns_max;
 };
 
 static inline struct blk_clat *rqos_to_clat(struct rq_qos *rqos)
@@ -255,20 +273,26 @@ EXPORT_SYMBOL_IF_KUNIT(blk_clat_index);
 /**
  * blk_clat_add_sample - account one completion
  * @clat: the tracker
- * @node: NUMA node of the CPU that submitted the request
+ * @cpu: the CPU that submitted the request; its node is the sample's node
  * @write: true for a write
  * @bytes: size of the request in bytes
- * @lat_ns: its completion latency in ns
+ * @lat_ns: its completion latency in ns, counted as at least 1 and at most
+ *	BLK_CLAT_MAX_SAMPLE_NS
  *
- * Context: any; adds to this CPU's counters, no locks.
+ * Context: any; one atomic add to @cpu's counters, no locks.
  */
-VISIBLE_IF_KUNIT void blk_clat_add_sample(struct blk_clat *clat, int node,
+VISIBLE_IF_KUNIT void blk_clat_add_sample(struct blk_clat *clat, int cpu,
 					  bool write, u64 bytes, u64 lat_ns)
 {
-	unsigned int idx = blk_clat_index(node, write, blk_clat_size_class(bytes));
+	struct blk_clat_pcpu *p = per_cpu_ptr(clat->pcpu, cpu);
+	unsigned int i = blk_clat_index(0, write, blk_clat_size_class(bytes));
 
-	this_cpu_add(clat->pcpu[idx].sum_ns, lat_ns);
-	this_cpu_inc(clat->pcpu[idx].nr);
+	lat_ns = clamp_t(u64, lat_ns, 1, BLK_CLAT_MAX_SAMPLE_NS);
+	atomic64_add((lat_ns << BLK_CLAT_NR_BITS) + 1, &p->sample[i]);
+	/* add, then check the mark: pairs with the xchg in blk_clat_collect() */
+	smp_mb__after_atomic();
+	if (!cpumask_test_cpu(cpu, clat->active))
+		cpumask_set_cpu(cpu, clat->active);
 }
 EXPORT_SYMBOL_IF_KUNIT(blk_clat_add_sample);
 
@@ -292,7 +316,7 @@ static void blk_clat_done(struct rq_qos *rqos, struct request *rq)
 	}
 
 	now = blk_time_get_ns();
-	blk_clat_add_sample(clat, cpu_to_node(rq->mq_ctx->cpu), write,
+	blk_clat_add_sample(clat, rq->mq_ctx->cpu, write,
 			    (u64)rq->stats_sectors << SECTOR_SHIFT,
 			    now > start ? now - start : 1);
 
@@ -300,19 +324,42 @@ static void blk_clat_done(struct rq_qos *rqos, struct request *rq)
 		mod_timer(&clat->timer, jiffies + READ_ONCE(clat->win_jiffies));
 }
 
-static void blk_clat_totals(struct blk_clat *clat, unsigned int idx,
-			    u64 *sum_ns, u64 *nr)
+/*
+ * Take the samples of the CPUs marked active into the pending sums of their
+ * node's buckets; ->lock held.  A CPU marks itself after its atomic add:
+ * either the xchg of the mask sees the mark and the sample is taken below,
+ * or the CPU finds its mark cleared and sets it again for the next window.
+ *
+ * Return: the summed latency taken, in ns.
+ */
+static u64 blk_clat_collect(struct blk_clat *clat)
 {
+	unsigned long *active = cpumask_bits(clat->active);
+	unsigned long *fold = cpumask_bits(clat->fold_cpus);
+	u64 busy_ns = 0;
+	unsigned int i;
 	int cpu;
 
-	*sum_ns = 0;
-	*nr = 0;
-	for_each_possible_cpu(cpu) {
-		struct blk_clat_pcpu *p = per_cpu_ptr(clat->pcpu, cpu) + idx;
+	for (i = 0; i < BITS_TO_LONGS(nr_cpu_ids); i++)
+		fold[i] = xchg(&active[i], 0);
 
-		*sum_ns += READ_ONCE(p->sum_ns);
-		*nr += READ_ONCE(p->nr);
+	for_each_cpu(cpu, clat->fold_cpus) {
+		struct blk_clat_pcpu *p = per_cpu_ptr(clat->pcpu, cpu);
+		struct blk_clat_bucket *b =
+			&clat->bucket[blk_clat_index(cpu_to_node(cpu), false, 0)];
+
+		for (i = 0; i < ARRAY_SIZE(p->sample); i++) {
+			u64 v;
+
+			if (!atomic64_read(&p->sample[i]))
+				continue;
+			v = atomic64_xchg(&p->sample[i], 0);
+			b[i].pending_sum_ns += v >> BLK_CLAT_NR_BITS;
+			b[i].pending_nr += v & (BIT_ULL(BLK_CLAT_NR_BITS) - 1);
+			busy_ns += v >> BLK_CLAT_NR_BITS;
+		}
 	}
+	return busy_ns;
 }
 
 /**
@@ -329,36 +376,36 @@ static void blk_clat_totals(struct blk_clat *clat, unsigned int idx,
 VISIBLE_IF_KUNIT bool blk_clat_fold(struct blk_clat *clat, u64 now_ns,
 				    unsigned long now)
 {
-	u64 win_ns, busy_ns = 0, elapsed_ns;
-	bool active = false;
+	u64 win_ns, busy_ns, elapsed_ns;
 	unsigned int i;
 	u32 weight, inflight;
+	bool active;
 
 	spin_lock_bh(&clat->lock);
 	win_ns = clat->tun[BLK_CLAT_WIN_NSEC];
 	weight = clat->tun[BLK_CLAT_EWMA_WEIGHT];
+	/* every sample counts at least 1 ns */
+	busy_ns = blk_clat_collect(clat);
+	active = busy_ns != 0;
 
 	for (i = 0; i < clat->nr_buckets; i++) {
 		struct blk_clat_bucket *b = &clat->bucket[i];
-		u64 sum_ns, nr, age;
+		u64 age;
 
-		blk_clat_totals(clat, i, &sum_ns, &nr);
-		busy_ns += sum_ns;
-		if (nr != b->seen_nr)
-			active = true;
-		if (nr - b->seen_nr < clat->tun[BLK_CLAT_MIN_SAMPLES])
+		if (b->pending_nr < clat->tun[BLK_CLAT_MIN_SAMPLES])
 			continue;
 
 		age = div64_u64(now_ns - b->folded_ns, win_ns);
 		WRITE_ONCE(b->lat_ns,
 			   min_t(u64, U32_MAX,
 				 blk_clat_ewma_fold(b->lat_ns,
-						    blk_clat_mean_ns(sum_ns - b->seen_sum_ns,
-								     nr - b->seen_nr),
+						    blk_clat_mean_ns(b->pending_sum_ns,
+								     b->pending_nr),
 						    weight, min_t(u64, age, BLK_CLAT_MAX_AGE))));
-		b->last_nr = nr - b->seen_nr;
-		b->seen_sum_ns = sum_ns;
-		b->seen_nr = nr;
+		b->last_nr = b->pending_nr;
+		b->total_nr += b->pending_nr;
+		b->pending_sum_ns = 0;
+		b->pending_nr = 0;
 		b->folded_ns = now_ns;
 		WRITE_ONCE(b->folded_jiffies, now);
 	}
@@ -370,20 +417,22 @@ VISIBLE_IF_KUNIT bool blk_clat_fold(struct blk_clat *clat, u64 now_ns,
 	elapsed_ns = now_ns - clat->window_start_ns;
 	if (clat->idle)
 		elapsed_ns = min(elapsed_ns, win_ns);
-	inflight = blk_clat_inflight_mean(busy_ns - clat->busy_seen_ns,
-					  elapsed_ns);
+	inflight = blk_clat_inflight_mean(busy_ns, elapsed_ns);
 	if (active)
 		WRITE_ONCE(clat->inflight, clat->inflight ?
 			   blk_clat_ewma_fold(clat->inflight, inflight, weight, 1) :
 			   inflight);
-	clat->busy_seen_ns = busy_ns;
 	clat->window_start_ns = now_ns;
 	clat->idle = !active;
 
-	for (i = 0; i < clat->nr_buckets; i++)
-		WRITE_ONCE(clat->bucket[i].per_inflight_ns,
-			   blk_clat_per_inflight_ns(clat->bucket[i].lat_ns,
-						    clat->inflight));
+	for (i = 0; i < clat->nr_buckets; i++) {
+		struct blk_clat_bucket *b = &clat->bucket[i];
+
+		if (b->lat_ns)
+			WRITE_ONCE(b->per_inflight_ns,
+				   blk_clat_per_inflight_ns(b->lat_ns,
+							    clat->inflight));
+	}
 	spin_unlock_bh(&clat->lock);
 	return active;
 }
@@ -392,9 +441,17 @@ EXPORT_SYMBOL_IF_KUNIT(blk_clat_fold);
 static void blk_clat_timer_fn(struct timer_list *t)
 {
 	struct blk_clat *clat = timer_container_of(clat, t, timer);
+	u64 start_ns = ktime_get_ns(), cost_ns;
+	bool active = blk_clat_fold(clat, start_ns, jiffies);
+
+	/* the timer never runs concurrently with itself */
+	cost_ns = ktime_get_ns() - start_ns;
+	clat->folds++;
+	clat->fold_ns_sum += cost_ns;
+	clat->fold_ns_max = max(clat->fold_ns_max, cost_ns);
 
 	/* idle: the next completion restarts the timer */
-	if (blk_clat_fold(clat, ktime_get_ns(), jiffies))
+	if (active)
 		mod_timer(&clat->timer, jiffies + READ_ONCE(clat->win_jiffies));
 }
 
@@ -447,6 +504,8 @@ EXPORT_SYMBOL_GPL(blk_clat_read);
 VISIBLE_IF_KUNIT void blk_clat_free(struct blk_clat *clat)
 {
 	free_percpu(clat->pcpu);
+	free_cpumask_var(clat->active);
+	free_cpumask_var(clat->fold_cpus);
 	kfree(clat->bucket);
 	kfree(clat);
 }
@@ -468,12 +527,14 @@ static void blk_clat_reset(struct blk_clat *clat)
 	unsigned int i;
 
 	spin_lock_bh(&clat->lock);
+	blk_clat_collect(clat);
 	for (i = 0; i < clat->nr_buckets; i++) {
 		struct blk_clat_bucket *b = &clat->bucket[i];
 
-		blk_clat_totals(clat, i, &b->seen_sum_ns, &b->seen_nr);
 		WRITE_ONCE(b->lat_ns, 0);
 		WRITE_ONCE(b->per_inflight_ns, 0);
+		b->pending_sum_ns = 0;
+		b->pending_nr = 0;
 		b->last_nr = 0;
 	}
 	WRITE_ONCE(clat->inflight, 0);
@@ -539,6 +600,10 @@ static int blk_clat_estimates_show(void *data, struct seq_file *m)
 
 	spin_lock_bh(&clat->lock);
 	seq_printf(m, "inflight_mean_x1024 %u\n", clat->inflight);
+	seq_printf(m, "folds %llu fold_ns_mean %llu fold_ns_max %llu\n",
+		   clat->folds, clat->folds ?
+		   div64_u64(clat->fold_ns_sum, clat->folds) : 0,
+		   clat->fold_ns_max);
 	seq_puts(m, "node dir class lat_ns per_inflight_ns samples last_nr age_ms stale\n");
 	for (i = 0; i < clat->nr_buckets; i++) {
 		struct blk_clat_bucket *b = &clat->bucket[i];
@@ -547,12 +612,12 @@ static int blk_clat_estimates_show(void *data, struct seq_file *m)
 		bool stale = !b->lat_ns ||
 			time_after(jiffies, b->folded_jiffies + clat->stale_jiffies);
 
-		if (!b->seen_nr && !b->lat_ns)
+		if (!b->total_nr && !b->pending_nr && !b->lat_ns)
 			continue;
 		seq_printf(m, "%u %s %s %u %u %llu %llu %llu %d\n",
 			   i / (BLK_CLAT_NR_CLASSES * BLK_CLAT_NR_DIRS),
 			   str_write_read(dir), blk_clat_class_names[class],
-			   b->lat_ns, b->per_inflight_ns, b->seen_nr, b->last_nr,
+			   b->lat_ns, b->per_inflight_ns, b->total_nr, b->last_nr,
 			   div_u64(now - b->folded_ns, NSEC_PER_MSEC), stale);
 	}
 	spin_unlock_bh(&clat->lock);
@@ -617,9 +682,10 @@ VISIBLE_IF_KUNIT struct blk_clat *blk_clat_alloc(void)
 	clat->nr_buckets = nr_node_ids * BLK_CLAT_NR_DIRS * BLK_CLAT_NR_CLASSES;
 	clat->bucket = kcalloc(clat->nr_buckets, sizeof(*clat->bucket),
 			       GFP_KERNEL);
-	clat->pcpu = __alloc_percpu(clat->nr_buckets * sizeof(*clat->pcpu),
-				    __alignof__(*clat->pcpu));
-	if (!clat->bucket || !clat->pcpu) {
+	clat->pcpu = alloc_percpu(struct blk_clat_pcpu);
+	if (!clat->bucket || !clat->pcpu ||
+	    !zalloc_cpumask_var(&clat->active, GFP_KERNEL) ||
+	    !zalloc_cpumask_var(&clat->fold_cpus, GFP_KERNEL)) {
 		blk_clat_free(clat);
 		return NULL;
 	}

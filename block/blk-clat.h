@@ -26,7 +26,18 @@ enum {
 
 	/* cap of the mean in-flight count, fixed point */
 	BLK_CLAT_MAX_INFLIGHT	= 65536 << BLK_CLAT_FIXED_SHIFT,
+
+	/*
+	 * Per-CPU sample words count samples in their low 24 bits (16M per
+	 * CPU and window) and sum latencies in ns in the 40 above (1099 s per
+	 * CPU and window: 1099 requests in flight on one CPU for the longest
+	 * window of 1 s).
+	 */
+	BLK_CLAT_NR_BITS	= 24,
 };
+
+/* longer samples count as this long, as estimates do (4.29 s) */
+#define BLK_CLAT_MAX_SAMPLE_NS		U32_MAX
 
 /*
  * Defaults.  A latency step shows up as 90% of the step after 9 windows

@@ -48,7 +48,7 @@ void blk_clat_read(const struct blk_clat *clat, int node, bool write,
 /* for tests that drive a tracker without a queue, such as path models */
 struct blk_clat *blk_clat_alloc(void);
 void blk_clat_free(struct blk_clat *clat);
-void blk_clat_add_sample(struct blk_clat *clat, int node, bool write,
+void blk_clat_add_sample(struct blk_clat *clat, int cpu, bool write,
 			 u64 bytes, u64 lat_ns);
 bool blk_clat_fold(struct blk_clat *clat, u64 now_ns, unsigned long now);
 #endif

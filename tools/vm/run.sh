@@ -4,7 +4,8 @@
 # tmpfs overlay) and run one command in the guest as root.
 #
 #   tools/vm/run.sh [-k bzImage] [-i initramfs] [-t timeout_s] [-a 'kernel args']
-#                   [-m mem] [-c cpus] [-r rundir] [-A kvm|tcg] [-e VAR[=VALUE]]...
+#                   [-m mem] [-c cpus] [-p possible_cpus] [-r rundir] [-A kvm|tcg]
+#                   [-e VAR[=VALUE]]...
 #                   [-q] -- COMMAND [ARG...]
 #
 # -A defaults to $NVLAT_ACCEL or tcg: /dev/kvm on the bench host hangs the
@@ -34,11 +35,12 @@ tmo=900
 extra=
 mem=2G
 cpus=2
+possible=
 rundir=
 quiet=
 acc=${NVLAT_ACCEL:-}
 envs=()
-while getopts 'k:i:t:a:m:c:r:A:e:qh' o; do
+while getopts 'k:i:t:a:m:c:p:r:A:e:qh' o; do
 	case "$o" in
 	k) kernel=$OPTARG ;;
 	i) initrd=$OPTARG ;;
@@ -46,6 +48,7 @@ while getopts 'k:i:t:a:m:c:r:A:e:qh' o; do
 	a) extra="$extra $OPTARG" ;;
 	m) mem=$OPTARG ;;
 	c) cpus=$OPTARG ;;
+	p) possible=$OPTARG ;;
 	r) rundir=$OPTARG ;;
 	A) acc=$OPTARG ;;
 	e)
@@ -104,8 +107,11 @@ khz=$(host_tsc_khz)
 [ -z "$khz" ] || append="$append tsc_early_khz=$khz"
 append="$append nvlat.cmd=$rundir/guest-cmd.sh nvlat.work=$rundir nvlat.top=$TOP$extra"
 # Without ACPI the guest finds CPUs in the MP table, where SeaBIOS lists
-# one CPU per socket.
-qemu=(qemu-system-x86_64 "${accel[@]}" -smp "$cpus,sockets=$cpus,cores=1,threads=1" -m "$mem"
+# one CPU per socket.  -p adds hot-pluggable (possible, offline) CPUs, which
+# the MP table lists as disabled.
+[ -n "$possible" ] || possible=$cpus
+qemu=(qemu-system-x86_64 "${accel[@]}" -m "$mem"
+	-smp "$cpus,maxcpus=$possible,sockets=$possible,cores=1,threads=1"
 	-nographic -no-reboot -nic none
 	-kernel "$kernel" -initrd "$initrd" -append "$append"
 	-fsdev "local,id=fsroot,path=/,security_model=none,readonly=on,multidevs=remap"

@@ -212,7 +212,8 @@ static int model_latency(struct model *m, const struct model_job *job, bool ctrl
 	int i, ns = job->ns;
 
 	for (i = 0; i < m->sc->nr_paths; i++) {
-		blk_clat_read(m->clat[ns][i], 0, job->write, job->bytes, now, &est);
+		blk_clat_read(m->clat[ns][i], cpu_to_node(0), job->write,
+			      job->bytes, now, &est);
 		nvme_lat_path_set(&p[i], &est,
 				  ctrl ? model_ctrl_inflight(m, i) : m->inflight[ns][i],
 				  m->sc->tier[ns][i], m->probe_next[ns][i], now, true);
@@ -366,6 +367,7 @@ static void model_complete(struct model *m, const struct model_event *ev)
 	int ns = job->ns, bin;
 
 	m->inflight[ns][ev->path]--;
+	/* every job submits from CPU 0 */
 	blk_clat_add_sample(m->clat[ns][ev->path], 0, job->write, job->bytes, lat);
 	if (!m->next_fold_ns[ns][ev->path])
 		m->next_fold_ns[ns][ev->path] = m->now_ns + MODEL_WIN_NS;

@@ -12,6 +12,9 @@
 
 #include "nvme.h"
 
+/* a path whose estimator could not be attached is retried this much later */
+#define NVME_LAT_RETRY_DELAY	HZ
+
 /* where exact ties start, so that they rotate; per CPU, no shared writes */
 static DEFINE_PER_CPU(unsigned int, nvme_lat_rotor);
 
@@ -208,8 +211,8 @@ static void nvme_lat_read(struct nvme_ns_head *head, struct nvme_ns *ns,
 		blk_clat_read(clat, node, write,
 			      min(bytes, queue_max_bytes(ns->queue)), now, est);
 	} else {
+		/* nothing to measure with: no probes, no estimate */
 		memset(est, 0, sizeof(*est));
-		est->stale = true;
 	}
 }
 
@@ -273,28 +276,36 @@ struct nvme_ns *nvme_latency_path(struct nvme_ns_head *head, struct bio *bio)
 	return i < 0 ? NULL : path[i];
 }
 
-/* Attach or detach one path's estimator; process context, no SRCU held. */
-static void nvme_lat_update_path(struct nvme_ns *ns, bool want)
+/*
+ * Attach or detach one path's estimator; process context, no SRCU held.
+ * Returns true if a failed attach should be retried.
+ */
+static bool nvme_lat_update_path(struct nvme_ns *ns, bool want)
 {
 	struct blk_clat *clat;
 
+	WRITE_ONCE(ns->lat_attach_err, 0);
 	if (!want) {
 		/* unpublished and waited for by the caller */
 		blk_clat_detach(ns->disk);
-		ns->lat_attached = false;
-		return;
+		WRITE_ONCE(ns->lat_attached, false);
+		return false;
 	}
 	clat = blk_clat_attach(ns->disk);
 	if (IS_ERR(clat)) {
-		if (PTR_ERR(clat) != -ENODEV)
-			dev_warn_ratelimited(ns->ctrl->device,
-					     "no latency estimator for %s: %ld\n",
-					     ns->disk->disk_name, PTR_ERR(clat));
-		return;
+		/* not added yet (its add kicks us) or going away */
+		if (PTR_ERR(clat) == -ENODEV)
+			return false;
+		WRITE_ONCE(ns->lat_attach_err, PTR_ERR(clat));
+		dev_warn_ratelimited(ns->ctrl->device,
+				     "no latency estimator for %s: %ld, retrying\n",
+				     ns->disk->disk_name, PTR_ERR(clat));
+		return true;
 	}
 	WRITE_ONCE(ns->lat_probe_next, jiffies);
-	ns->lat_attached = true;
+	WRITE_ONCE(ns->lat_attached, true);
 	rcu_assign_pointer(ns->clat, clat);
+	return false;
 }
 
 /**
@@ -307,18 +318,20 @@ static void nvme_lat_update_path(struct nvme_ns *ns, bool want)
  * with a reference on each path and with no SRCU read lock held:
  * synchronize_srcu() callers (path removal, ANA changes) never wait for a
  * queue that cannot drain.  The work item serialises them per head, and so
- * per path queue.
+ * per path queue.  An attach that fails (other than for a disk not added
+ * yet, whose add kicks the work again) is retried %NVME_LAT_RETRY_DELAY
+ * later; until then the path has no estimate and no probes.
  *
  * Context: process context, from nvme_wq.
  */
 void nvme_latency_work(struct work_struct *work)
 {
 	struct nvme_ns_head *head =
-		container_of(work, struct nvme_ns_head, lat_work);
+		container_of(to_delayed_work(work), struct nvme_ns_head, lat_work);
 	bool want = READ_ONCE(head->subsys->iopolicy) == NVME_IOPOLICY_LAT;
 	struct nvme_ns *batch[NVME_LAT_MAX_PATHS], *ns;
 	unsigned int seq = ++head->lat_seq;
-	bool unpublished = false;
+	bool unpublished = false, retry = false;
 	int nr, i, srcu_idx;
 
 	if (!want) {
@@ -352,8 +365,12 @@ void nvme_latency_work(struct work_struct *work)
 		srcu_read_unlock(&head->srcu, srcu_idx);
 
 		for (i = 0; i < nr; i++) {
-			nvme_lat_update_path(batch[i], want);
+			retry |= nvme_lat_update_path(batch[i], want);
 			nvme_put_ns(batch[i]);
 		}
 	} while (nr == ARRAY_SIZE(batch));
+
+	/* a kick in the meantime runs us sooner; this does not delay it */
+	if (retry)
+		queue_delayed_work(nvme_wq, &head->lat_work, NVME_LAT_RETRY_DELAY);
 }

@@ -32,7 +32,7 @@ bad() {
 }
 junk=("abc" "-1" "0" $'\n' " " "1x" "0x" "18446744073709551616" "99999999999999999999999"
 	"$(printf '\001\002')")
-tap_ok "win_nsec refuses junk, 0 and out of range" bad win_nsec "${junk[@]}" 999999 10000000001
+tap_ok "win_nsec refuses junk, 0 and out of range" bad win_nsec "${junk[@]}" 999999 1000000001
 tap_ok "ewma_weight refuses junk, 0 and > 1024" bad ewma_weight "${junk[@]}" 1025
 tap_ok "min_samples refuses junk, 0 and > 2^20" bad min_samples "${junk[@]}" 1048577
 tap_ok "stale_windows refuses junk, 0 and > 1000" bad stale_windows "${junk[@]}" 1001

@@ -9,8 +9,9 @@
 # head of namespace 1, the schedule applies one operation every 0.1-1.2 s:
 # iopolicy switches, tcp port unlink/relink, deleting and reconnecting the
 # loop controller, ANA state changes, controller resets, netem delay
-# changes, estimator tunable writes (in range and junk), and disabling and
-# enabling namespace 2 (read in a loop by dd).  A background reader keeps
+# changes, black-holing a tcp path (netem loss 100%) and bringing it back,
+# estimator tunable writes (in range and junk), and disabling and enabling
+# namespace 2 (read in a loop by dd).  A background reader keeps
 # reading the estimator files of every path, including ones being removed.
 # An operation that can make a path unusable is only applied while another
 # path stays usable, so the required outcome is: no I/O error, verify
@@ -80,19 +81,19 @@ echo 3 > /proc/sys/vm/drop_caches
 s0=$(slab_kb)
 
 # State the schedule keeps: linked[ID] (nvmet port exports the subsystem),
-# ana[ID] (target-side state), gone[ID] (loop controller deleted), ctrl[ID]
-# (host controller).  The helpers below avoid subprocesses (nvlat_read):
+# ana[ID] (target-side state), gone[ID] (loop controller deleted), hole[ID]
+# (tcp port black-holed), ctrl[ID] (host controller).  The helpers below avoid subprocesses (nvlat_read):
 # under TCG with fio running, every fork costs tens of milliseconds.
-declare -A linked ana gone ctrl count
+declare -A linked ana gone hole ctrl count
 for id in 1 2 3; do
-	linked[$id]=1 ana[$id]=optimized gone[$id]='' ctrl[$id]=$(nvlat_ctrl "$id")
+	linked[$id]=1 ana[$id]=optimized gone[$id]='' hole[$id]='' ctrl[$id]=$(nvlat_ctrl "$id")
 done
 T0=${EPOCHREALTIME/[.,]/}
 
 # usable ID: the schedule left the path usable and the host sees it live.
 usable() {
 	local d
-	[ -n "${linked[$1]}" ] && [ -z "${gone[$1]}" ] || return 1
+	[ -n "${linked[$1]}" ] && [ -z "${gone[$1]}" ] && [ -z "${hole[$1]}" ] || return 1
 	case "${ana[$1]}" in optimized | non-optimized) ;; *) return 1 ;; esac
 	nvlat_read "/sys/class/nvme/${ctrl[$1]}/state"
 	[ "$REPLY" = live ] || return 1
@@ -183,9 +184,25 @@ op_reset() {
 }
 op_netem() {
 	local id=$(( 2 + RANDOM % 2 ))
+	[ -z "${hole[$id]}" ] || return 1
 	pick 0 100 500 1000 2000 5000
 	oplog "netem port $id delay ${REPLY}us"
 	nvlat_netem_set "$(nvlat_tcp_port "$id")" delay "${REPLY}us" || opfail "netem $id"
+}
+# op_blackhole ID: drop every packet of tcp port ID (its requests stay in
+# flight until error recovery fails them over), or end that
+op_blackhole() {
+	local id=$1
+	if [ -z "${hole[$id]}" ]; then
+		others_usable "$id" || return 1
+		oplog "black-hole port $id"
+		nvlat_netem_set "$(nvlat_tcp_port "$id")" loss 100% || opfail "black-hole $id"
+		hole[$id]=1
+	else
+		oplog "end black hole on port $id"
+		nvlat_netem_set "$(nvlat_tcp_port "$id")" delay "${id}00us" || opfail "netem $id"
+		hole[$id]=''
+	fi
 }
 op_tunable() {
 	local id dir f v
@@ -258,7 +275,7 @@ pids+=($!)
 pids+=($!)
 
 sleep 1
-kinds=(policy link loop ana reset netem tunable ns2)
+kinds=(policy link loop ana reset netem blackhole tunable ns2)
 end=$(( ${EPOCHREALTIME/[.,]/} + (secs - 4) * 1000000 ))
 n=0 slowest_us=0 slowest=none refused=
 # until the end, or while fio runs and a kind has not run yet
@@ -284,6 +301,7 @@ while kill -0 "$fio" 2> /dev/null; do
 	ana) op_ana "$REPLY" ;;
 	reset) op_reset "$REPLY" ;;
 	netem) op_netem ;;
+	blackhole) op_blackhole $((2 + REPLY % 2)) ;;
 	tunable) op_tunable ;;
 	ns2) op_ns2 ;;
 	esac || { refused=1; continue; }
@@ -301,6 +319,7 @@ tap_diag "$n operations: $(for k in "${kinds[@]}"; do printf '%s=%s ' "$k" "${co
 # Undo every fault, then let fio finish.
 for id in 1 2 3; do
 	[ -n "${linked[$id]}" ] || op_link "$id"
+	[ -z "${hole[$id]}" ] || op_blackhole "$id"
 	[ "${ana[$id]}" = optimized ] || { echo optimized > "$cfs/ports/$id/ana_groups/1/ana_state"; ana[$id]=optimized; }
 done
 ns2_enable 1

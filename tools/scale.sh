@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# make scale: the estimator's footprint and timer cost on a guest with more
+# possible CPUs than online ones and fake NUMA nodes (defaults: 2 online, 16
+# possible, 4 nodes, 64 namespaces x 2 paths), through guest test
+# 78-clat-scale.  Prints its diagnostics; docs/scale.md extrapolates them.
+# 16 is the most that SeaBIOS's MP table describes (the test kernel has no
+# ACPI): with 24 or more QEMU's guest boots with one CPU and SMP disabled.
+#
+#   tools/scale.sh [POSSIBLE_CPUS [NODES [NAMESPACES]]]
+set -eu
+# shellcheck source-path=SCRIPTDIR source=common.sh
+. "$(dirname "$0")/common.sh"
+
+possible=${1:-16} nodes=${2:-4}
+export NVLAT_SCALE_NS=${3:-64}
+"$TOP/tools/kernel.sh"
+mkdir -p "$CACHE/runs"
+stamp=$CACHE/runs/.scale-stamp
+: > "$stamp"
+rc=0
+"$TOP/tools/tests/guest.sh" -q -K -p "$possible" -a "numa=fake=$nodes" 78-clat-scale || rc=$?
+find "$CACHE/runs" -maxdepth 2 -path '*-guest-*/results.tap' -newer "$stamp" \
+	-exec grep -hE '^ *(not ok|# (per path|window timer|Percpu|fio|[0-9]+ namespaces))' {} + || true
+exit "$rc"

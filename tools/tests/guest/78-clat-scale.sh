@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Footprint and timer cost of the estimator on many paths: NVLAT_SCALE_NS
+# namespaces (default 64) on a loop and a tcp path.  Switching to latency
+# attaches 2 x N estimators; the Percpu growth per path must stay within
+# 160 B per possible CPU (2x wbt's), and a second attach after a detach
+# must reuse the memory (no leak).  With every namespace busy, the window timer's cost per path and
+# window is read from debugfs (fold_ns_mean), with fio on one CPU and then
+# on two: the difference is the cost of one more CPU that completes I/O.
+# tools/scale.sh runs this with 64 possible CPUs and 4 fake NUMA nodes.
+set -u
+# shellcheck source-path=SCRIPTDIR source=../../vm/lib.sh
+. "$(dirname "$0")/../../vm/lib.sh"
+
+nr=${NVLAT_SCALE_NS:-64}
+runtime=${NVLAT_RUNTIME:-4}
+sub=$NVLAT_CFS/nvmet/subsystems/$NVLAT_NQN
+possible=$(awk -F- '{ print $NF + 1 }' /sys/devices/system/cpu/possible)
+nodes=$(set -- /sys/devices/system/node/node[0-9]*; echo $#)
+tap_plan 8
+nvlat_setup loop tcp || tap_bail "setup failed"
+cleanup() {
+	local i
+	nvlat_iopolicy_set numa 2> /dev/null
+	for i in $(seq 2 "$nr"); do
+		{ echo 0 > "$sub/namespaces/$i/enable"; rmdir "$sub/namespaces/$i"
+		  echo 0 > "$NVLAT_CFS/nullb/nvlats$i/power"
+		  rmdir "$NVLAT_CFS/nullb/nvlats$i"; } 2> /dev/null
+	done
+	nvlat_teardown
+}
+trap cleanup EXIT
+
+add_ns() {
+	local d=$NVLAT_CFS/nullb/nvlats$1
+	mkdir "$d" && echo 64 > "$d/size" && echo 1 > "$d/power" &&
+		nvlat_wait 5 test -b "/dev/nvlats$1" &&
+		mkdir "$sub/namespaces/$1" &&
+		echo "/dev/nvlats$1" > "$sub/namespaces/$1/device_path" &&
+		echo 1 > "$sub/namespaces/$1/enable"
+}
+for i in $(seq 2 "$nr"); do add_ns "$i" || tap_bail "cannot add namespace $i"; done
+heads_ready() { set -- /sys/block/nvme*c*n*; [ $# -ge $((2 * nr)) ]; }
+nvlat_wait 60 heads_ready || tap_bail "not all $((2 * nr)) path disks appeared"
+paths=() heads=()
+for d in /sys/block/nvme*; do
+	case "${d##*/}" in
+	nvme*c*n*) paths+=("${d##*/}") ;;
+	nvme*n*) heads+=("${d##*/}") ;;
+	esac
+done
+tap_diag "$nr namespaces, ${#paths[@]} path disks, ${#heads[@]} heads, $possible possible CPUs, $nodes nodes"
+
+meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
+attached() {
+	local d
+	for d in "${paths[@]}"; do
+		[ -e "/sys/kernel/debug/block/$d/rqos/clat/estimates" ] || return 1
+	done
+}
+detached() {
+	local d
+	for d in "${paths[@]}"; do
+		[ -e "/sys/kernel/debug/block/$d/rqos/clat" ] && return 1
+	done
+	return 0
+}
+
+echo 3 > /proc/sys/vm/drop_caches
+pcpu0=$(meminfo Percpu) slab0=$(meminfo Slab)
+nvlat_iopolicy_set latency
+nvlat_wait 60 attached
+tap_result $? "latency attaches ${#paths[@]} estimators"
+pcpu1=$(meminfo Percpu) slab1=$(meminfo Slab)
+per_cpu=$(nvlat_calc "($pcpu1 - $pcpu0) * 1024 / ${#paths[@]} / $possible")
+slab=$(nvlat_calc "($slab1 - $slab0) * 1024 / ${#paths[@]}")
+tap_diag "per path: Percpu $per_cpu B per possible CPU, Slab $slab B (with debugfs)"
+nvlat_cmp "$per_cpu" '<=' 160
+tap_result $? "Percpu per path <= 160 B per possible CPU ($per_cpu)"
+
+# cost NAME FIO-ARGS...: fio on every head, then the mean fold time per
+# path and window over the run, from the debugfs counters
+folds() {
+	local d
+	for d in "${paths[@]}"; do
+		awk '$1 == "folds" { print $2, $2 * $4 }' "/sys/kernel/debug/block/$d/rqos/clat/estimates"
+	done | awk '{ n += $1; t += $2 } END { print n, t }'
+}
+cost() {
+	local name=$1 a b
+	shift
+	a=$(folds)
+	nvlat_fio "$tmp/$name.json" --filename="$(printf '/dev/%s:' "${heads[@]}")" \
+		--rw=randread --iodepth=16 --runtime="$runtime" "$@" || return
+	b=$(folds)
+	awk -v a="$a" -v b="$b" 'BEGIN { split(a, x, " "); split(b, y, " ")
+		n = y[1] - x[1]; printf "%d %.0f\n", n, n ? (y[2] - x[2]) / n : 0 }'
+}
+tmp=$(nvlat_tmpdir scale)
+read -r n1 c1 < <(cost one --cpus_allowed=0)
+tap_result $? "fio on one CPU"
+read -r n2 c2 < <(cost two --numjobs=2 --cpus_allowed=0,1 --cpus_allowed_policy=split)
+tap_result $? "fio on two CPUs"
+tap_diag "window timer per path: ${c1} ns per fold with one CPU completing I/O ($n1 folds), ${c2} ns with two ($n2 folds)"
+tap_diag "fio: $(nvlat_fio_summary "$tmp/two.json" read)"
+nvlat_cmp "$n2" '>' 0
+tap_result $? "the timers ran while the paths were busy ($n2 folds)"
+
+nvlat_iopolicy_set numa
+nvlat_wait 60 detached
+tap_result $? "numa detaches them"
+nvlat_iopolicy_set latency
+nvlat_wait 60 attached
+pcpu2=$(meminfo Percpu)
+nvlat_iopolicy_set numa
+nvlat_wait 60 detached
+tap_result $? "attached and detached again"
+tap_diag "Percpu: $pcpu0 kB before, $pcpu1 kB attached, $pcpu2 kB attached again"
+# freed memory is reused: at most one more page per CPU
+nvlat_cmp "$pcpu2" '<=' $((pcpu1 + 4 * possible))
+tap_result $? "a second attach takes no new per-CPU memory"
+tap_done
