@@ -189,20 +189,24 @@ op_netem() {
 	oplog "netem port $id delay ${REPLY}us"
 	nvlat_netem_set "$(nvlat_tcp_port "$id")" delay "${REPLY}us" || opfail "netem $id"
 }
-# op_blackhole ID: drop every packet of tcp port ID (its requests stay in
-# flight until error recovery fails them over), or end that
+# op_blackhole ID: end the black hole of a tcp port if one has one, else
+# drop every packet of tcp port ID (its requests stay in flight until error
+# recovery fails them over).  A black hole lasts until the next pick of
+# this kind, so that it does not keep the other kinds from running.
 op_blackhole() {
-	local id=$1
-	if [ -z "${hole[$id]}" ]; then
-		others_usable "$id" || return 1
-		oplog "black-hole port $id"
-		nvlat_netem_set "$(nvlat_tcp_port "$id")" loss 100% || opfail "black-hole $id"
-		hole[$id]=1
-	else
+	local id
+	for id in 2 3; do
+		[ -n "${hole[$id]}" ] || continue
 		oplog "end black hole on port $id"
 		nvlat_netem_set "$(nvlat_tcp_port "$id")" delay "${id}00us" || opfail "netem $id"
 		hole[$id]=''
-	fi
+		return 0
+	done
+	id=$1
+	others_usable "$id" || return 1
+	oplog "black-hole port $id"
+	nvlat_netem_set "$(nvlat_tcp_port "$id")" loss 100% || opfail "black-hole $id"
+	hole[$id]=1
 }
 op_tunable() {
 	local id dir f v
@@ -319,7 +323,7 @@ tap_diag "$n operations: $(for k in "${kinds[@]}"; do printf '%s=%s ' "$k" "${co
 # Undo every fault, then let fio finish.
 for id in 1 2 3; do
 	[ -n "${linked[$id]}" ] || op_link "$id"
-	[ -z "${hole[$id]}" ] || op_blackhole "$id"
+	[ -z "${hole[$id]}" ] || op_blackhole
 	[ "${ana[$id]}" = optimized ] || { echo optimized > "$cfs/ports/$id/ana_groups/1/ana_state"; ana[$id]=optimized; }
 done
 ns2_enable 1
