@@ -5,10 +5,11 @@
 # attaches 2 x N estimators; the Percpu growth per path must stay within
 # 160 B per possible CPU (2x wbt's), and a second attach after a detach
 # must reuse the memory (no leak).  Percpu grows by pages: with 128 paths a
-# page per CPU is 32 B per path, with 64 it was enough to fail the check.  With every namespace busy, the window timer's cost per path and
+# page per CPU is 32 B per path; with 64 paths it was enough to fail the
+# check.  With every namespace busy, the window timer's cost per path and
 # window is read from debugfs (fold_ns_mean), with fio on one CPU and then
 # on two: the difference is the cost of one more CPU that completes I/O.
-# tools/scale.sh runs this with 64 possible CPUs and 4 fake NUMA nodes.
+# tools/scale.sh runs this with 16 possible CPUs and 4 fake NUMA nodes.
 set -u
 # shellcheck source-path=SCRIPTDIR source=../../vm/lib.sh
 . "$(dirname "$0")/../../vm/lib.sh"

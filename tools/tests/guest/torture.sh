@@ -9,7 +9,7 @@
 # head of namespace 1, the schedule applies one operation every 0.1-1.2 s:
 # iopolicy switches, tcp port unlink/relink, deleting and reconnecting the
 # loop controller, ANA state changes, controller resets, netem delay
-# changes, black-holing a tcp path (netem loss 100%) and bringing it back,
+# changes, black-holing a tcp path (netem loss 100%) for 2-6 s,
 # estimator tunable writes (in range and junk), and disabling and enabling
 # namespace 2 (read in a loop by dd).  A background reader keeps
 # reading the estimator files of every path, including ones being removed.
@@ -189,24 +189,34 @@ op_netem() {
 	oplog "netem port $id delay ${REPLY}us"
 	nvlat_netem_set "$(nvlat_tcp_port "$id")" delay "${REPLY}us" || opfail "netem $id"
 }
-# op_blackhole ID: end the black hole of a tcp port if one has one, else
-# drop every packet of tcp port ID (its requests stay in flight until error
-# recovery fails them over).  A black hole lasts until the next pick of
-# this kind, so that it does not keep the other kinds from running.
+# op_blackhole ID: drop every packet of tcp port ID (its requests stay in
+# flight until error recovery fails them over) for 2-6 s, or end a black
+# hole early.  hole[ID] is when it ends (us); holes_expire ends the ones
+# due, before every pick, so that a black hole never keeps the other kinds
+# from running for long.
 op_blackhole() {
 	local id
 	for id in 2 3; do
 		[ -n "${hole[$id]}" ] || continue
-		oplog "end black hole on port $id"
-		nvlat_netem_set "$(nvlat_tcp_port "$id")" delay "${id}00us" || opfail "netem $id"
-		hole[$id]=''
+		hole_end "$id"
 		return 0
 	done
 	id=$1
 	others_usable "$id" || return 1
 	oplog "black-hole port $id"
 	nvlat_netem_set "$(nvlat_tcp_port "$id")" loss 100% || opfail "black-hole $id"
-	hole[$id]=1
+	hole[$id]=$(( ${EPOCHREALTIME/[.,]/} + (2 + RANDOM % 5) * 1000000 ))
+}
+hole_end() {
+	oplog "end black hole on port $1"
+	nvlat_netem_set "$(nvlat_tcp_port "$1")" delay "${1}00us" || opfail "netem $1"
+	hole[$1]=''
+}
+holes_expire() {
+	local id
+	for id in 2 3; do
+		[ -z "${hole[$id]}" ] || [ "${EPOCHREALTIME/[.,]/}" -lt "${hole[$id]}" ] || hole_end "$id"
+	done
 }
 op_tunable() {
 	local id dir f v
@@ -292,6 +302,7 @@ while kill -0 "$fio" 2> /dev/null; do
 	done
 	[ ${#todo[@]} -gt 0 ] || [ "${EPOCHREALTIME/[.,]/}" -lt "$end" ] || break
 	[ ${#todo[@]} -gt 0 ] && [ -z "$refused" ] || todo=("${kinds[@]}")
+	holes_expire
 	pick "${todo[@]}"
 	k=$REPLY
 	pick 1 2 3
@@ -323,7 +334,7 @@ tap_diag "$n operations: $(for k in "${kinds[@]}"; do printf '%s=%s ' "$k" "${co
 # Undo every fault, then let fio finish.
 for id in 1 2 3; do
 	[ -n "${linked[$id]}" ] || op_link "$id"
-	[ -z "${hole[$id]}" ] || op_blackhole
+	[ -z "${hole[$id]}" ] || hole_end "$id"
 	[ "${ana[$id]}" = optimized ] || { echo optimized > "$cfs/ports/$id/ana_groups/1/ana_state"; ana[$id]=optimized; }
 done
 ns2_enable 1
