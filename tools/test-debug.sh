@@ -13,7 +13,7 @@ set -u
 . "$(dirname "$0")/common.sh"
 
 out=$CACHE/build-debug
-[ $# -gt 0 ] || set -- 60 66 67 69 70 79
+[ $# -gt 0 ] || set -- 60 66 67 69 70
 "$TOP/tools/kernel.sh" "$out" "$TOP/tools/vm/debug.config" || die "debug kernel build failed"
 # KASAN under TCG runs an operation every few seconds: 150 s for all kinds
 export NVLAT_TORTURE_SECONDS=${NVLAT_TORTURE_SECONDS:-150}
