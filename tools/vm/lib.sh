@@ -629,6 +629,9 @@ nvlat_share_between() {
 
 # --- lookups without a subprocess ---------------------------------------------
 
+# nvlat_meminfo_kb KEY: a /proc/meminfo value in kB, e.g. Percpu or SUnreclaim.
+nvlat_meminfo_kb() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
+
 # nvlat_read FILE: the first line of FILE in REPLY (empty when unreadable),
 # without a subprocess: under TCG with fio running every fork costs tens of
 # milliseconds.

@@ -60,7 +60,6 @@ for d in /sys/block/nvme*; do
 done
 tap_diag "$nr namespaces, ${#paths[@]} path disks, ${#heads[@]} heads, $possible possible CPUs, $nodes nodes"
 
-meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
 attached() {
 	local d
 	for d in "${paths[@]}"; do
@@ -76,11 +75,11 @@ detached() {
 }
 
 echo 3 > /proc/sys/vm/drop_caches
-pcpu0=$(meminfo Percpu) slab0=$(meminfo Slab)
+pcpu0=$(nvlat_meminfo_kb Percpu) slab0=$(nvlat_meminfo_kb Slab)
 nvlat_iopolicy_set latency
 nvlat_wait 60 attached
 tap_result $? "latency attaches ${#paths[@]} estimators"
-pcpu1=$(meminfo Percpu) slab1=$(meminfo Slab)
+pcpu1=$(nvlat_meminfo_kb Percpu) slab1=$(nvlat_meminfo_kb Slab)
 per_cpu=$(nvlat_calc "($pcpu1 - $pcpu0) * 1024 / ${#paths[@]} / $possible")
 slab=$(nvlat_calc "($slab1 - $slab0) * 1024 / ${#paths[@]}")
 tap_diag "per path: Percpu $per_cpu B per possible CPU, Slab $slab B (with debugfs)"
@@ -120,7 +119,7 @@ nvlat_wait 60 detached
 tap_result $? "numa detaches them"
 nvlat_iopolicy_set latency
 nvlat_wait 60 attached
-pcpu2=$(meminfo Percpu)
+pcpu2=$(nvlat_meminfo_kb Percpu)
 nvlat_iopolicy_set numa
 nvlat_wait 60 detached
 tap_result $? "attached and detached again"

@@ -76,14 +76,14 @@ for id in 2 3; do
 done
 nvlat_iopolicy_set latency
 nvlat_wait 5 nvlat_clat_attached 3 || tap_bail "no estimator"
-slab_kb() { awk '$1 == "SUnreclaim:" { print $2 }' /proc/meminfo; }
 echo 3 > /proc/sys/vm/drop_caches
-s0=$(slab_kb)
+s0=$(nvlat_meminfo_kb SUnreclaim)
 
 # State the schedule keeps: linked[ID] (nvmet port exports the subsystem),
 # ana[ID] (target-side state), gone[ID] (loop controller deleted), hole[ID]
-# (tcp port black-holed), ctrl[ID] (host controller).  The helpers below avoid subprocesses (nvlat_read):
-# under TCG with fio running, every fork costs tens of milliseconds.
+# (tcp port black-holed until then, in us), ctrl[ID] (host controller).
+# The helpers below avoid subprocesses (nvlat_read): under TCG with fio
+# running, every fork costs tens of milliseconds.
 declare -A linked ana gone hole ctrl count
 for id in 1 2 3; do
 	linked[$id]=1 ana[$id]=optimized gone[$id]='' hole[$id]='' ctrl[$id]=$(nvlat_ctrl "$id")
@@ -378,7 +378,7 @@ kill "${pids[@]}" 2> /dev/null
 wait "${pids[@]}" 2> /dev/null
 pids=()
 echo 3 > /proc/sys/vm/drop_caches
-s1=$(slab_kb)
+s1=$(nvlat_meminfo_kb SUnreclaim)
 if zcat /proc/config.gz 2> /dev/null | grep -q '^CONFIG_KASAN=y'; then
 	tap_skip "unreclaimable slab back near its level before the run" "KASAN quarantine; kmemleak checks"
 else
