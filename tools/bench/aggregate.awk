@@ -7,7 +7,7 @@
 BEGIN {
 	FS = OFS = "\t"
 	split("iops mib p50 p99 p999 cpu_us share1 share2 bshare1 bshare2 " \
-		"large_mib large_p50 large_p99 large_p999 t90 t90 errors", col, " ")
+		"large_mib large_p50 large_p99 large_p999 t90 t90 errors cpu_ns", col, " ")
 }
 
 {

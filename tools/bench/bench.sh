@@ -3,20 +3,24 @@
 # The policy comparison behind docs/benchmarks.md: boot the test kernel
 # once and run every scenario under numa, round-robin, queue-depth, latency
 # and the oracle (only the best path usable), interleaved, for 3 rounds
-# (tools/bench/guest.sh); the overhead scenario gets a boot of its own and
-# 3 times the rounds.  Then tools/bench/report.sh writes
+# (tools/bench/guest.sh).  The cost (overhead scenario) is measured on the
+# deterministic clock (tools/vm/run.sh -d, one vCPU: guest CPU time is
+# instructions): per round one boot of the patched kernel under numa,
+# round-robin, queue-depth and latency, and one of the unpatched base
+# kernel under numa.  Then tools/bench/report.sh writes
 # docs/benchmarks.md and its plots.
 #
 #   tools/bench/bench.sh [--quick] [--rounds N] [--runtime S] [--scenarios 'A B']
-#                        [--kernel BZIMAGE] [--base-kernel BZIMAGE|none] [--no-docs] [--out DIR]
+#                        [--kernel BZIMAGE] [--base-kernel BZIMAGE|none] [--icount]
+#                        [--no-docs] [--out DIR]
 #
 # --quick: 1 round, 4 s runs, shifting in 5 s steps.  --kernel: the patched
 # kernel to test (default: the one 'make kernel' built).  --scenarios: a subset
-# (for development; its report goes to the results dir, not docs/).  --base-kernel: the
-# unpatched kernel for the overhead comparison (default: tools/bench/base-kernel.sh
-# builds it; none with --quick or --scenarios): after the main run, boots of it and of
-# the patched kernel alternate, one per round, each running the overhead scenario
-# under numa.
+# (for development; its report goes to the results dir, not docs/; no cost
+# boots unless the subset names overhead).  --base-kernel: the unpatched kernel
+# for the cost comparison (default: tools/bench/base-kernel.sh builds it; none
+# with --quick).  --icount: the main boot on the deterministic clock as well
+# (to compare the rankings of the two clocks).
 # Results (every fio JSON) stay in $CACHE/bench/<timestamp> unless --out.
 set -eu
 # shellcheck source-path=SCRIPTDIR source=../common.sh
@@ -29,14 +33,15 @@ usage() {
 	exit 2
 }
 
-rounds=3 runtime=8 shift_s=10 base=auto docs=1 out='' quick='' scens=''
+rounds=3 runtime=8 shift_s=10 base=auto docs=1 out='' quick='' scens='' icount=''
 kernel=$BUILD/arch/x86/boot/bzImage
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick) quick=1 rounds=1 runtime=4 shift_s=5 base=none ;;
 	--rounds) rounds=${2:?}; shift ;;
 	--runtime) runtime=${2:?}; shift ;;
-	--scenarios) scens=${2:?} base=none; shift ;;
+	--scenarios) scens=${2:?}; shift ;;
+	--icount) icount=1 ;;
 	--kernel) kernel=${2:?}; shift ;;
 	--base-kernel) base=${2:?}; shift ;;
 	--no-docs) docs= ;;
@@ -62,6 +67,7 @@ given=$kernel
 kernel=$out/bzImage
 cmdline="tools/bench/bench.sh${quick:+ --quick} --rounds $rounds --runtime $runtime"
 [ -z "$scens" ] || cmdline="$cmdline --scenarios $(printf %q "$scens")"
+[ -z "$icount" ] || cmdline="$cmdline --icount"
 [ "$given" = "$BUILD/arch/x86/boot/bzImage" ] || cmdline="$cmdline --kernel $given"
 [ -z "$base" ] || cmdline="$cmdline --base-kernel $base"
 echo "$cmdline" > "$out/command"
@@ -71,12 +77,17 @@ echo "$cmdline" > "$out/command"
 	echo "bzimage $(date -u -r "$kernel" '+%Y-%m-%d %H:%M UTC') $(sha256sum < "$kernel" | cut -c1-12)"
 } > "$out/source"
 
-# guest RUNDIR KERNEL TIMEOUT [VAR=VALUE...]: one boot running guest.sh
-# with these settings (run.sh -e; the host's BENCH_* go along as well).
+# guest RUNDIR KERNEL TIMEOUT [RUN.SH OPTION...] [VAR=VALUE...]: one boot
+# running guest.sh with these settings (run.sh -e; the host's BENCH_* go
+# along as well).
 guest() {
 	local rd=$1 k=$2 tmo=$3 rc=0 fpid v
 	local envs=(-e BENCH_ROUNDS="$rounds" -e BENCH_RUNTIME="$runtime" -e BENCH_SHIFT="$shift_s")
 	shift 3
+	while [ $# -gt 0 ] && [ "${1#-}" != "$1" ]; do
+		envs+=("$1")
+		shift
+	done
 	for v in "$@"; do
 		envs+=(-e "$v")
 	done
@@ -92,39 +103,40 @@ guest() {
 	return "$rc"
 }
 
-# The full run measures overhead in a boot of its own, with three times
-# the rounds: late in a 30-minute boot every policy ran it 20-30% slower
-# and more scattered than in a fresh one, too noisy for a 2% criterion.
-main_scens=$scens ovh_rounds=$((3 * rounds))
-[ -n "$scens" ] || main_scens="symmetric asym2 asym20 asym20-first fabric shifting bwlimit mixed"
+all="symmetric asym2 asym20 asym20-first fabric shifting bwlimit mixed bssplit"
+all="$all qd1-slow-first qd1-write qd1-fsync three-paths two-namespaces"
+main_scens=$(tr ' ' '\n' <<< "${scens:-$all}" | grep -vx overhead | tr '\n' ' ' || true)
+cost=1
+[ -z "$scens" ] || grep -qw overhead <<< "$scens" || cost=''
 # one run is about runtime + ramp + 4 s; shifting 3 * shift_s longer
 n=$(wc -w <<< "$main_scens")
 est=$(((n * 5 * (runtime + 5) + 5 * (3 * shift_s + 3)) * rounds + 30 * n + 60))
-ovh_est=$((5 * (runtime + 5) * ovh_rounds + 60))
-[ -n "$scens" ] || est=$((est + ovh_est))
+# a cost boot: 4 runs, about 3 host seconds per guest second with -icount
+cost_est=$((3 * (4 * (runtime + 5) + 60)))
+[ -z "$cost" ] || est=$((est + rounds * cost_est * 3 / 2))
 step "bench: $rounds round(s), ${runtime}s runs, expect about $((est / 60)) min; results in $out"
-guest "$out/main" "$kernel" $((est * 2 + 300)) BENCH_SCENARIOS="$main_scens" ||
-	die "guest run failed; see $out/main/console.log"
-if [ -z "$scens" ]; then
-	step "overhead in its own boot, $ovh_rounds rounds"
-	guest "$out/overhead" "$kernel" $((ovh_est * 2 + 300)) BENCH_ROUNDS="$ovh_rounds" \
-		BENCH_SCENARIOS=overhead || die "overhead run failed; see $out/overhead/console.log"
+if [ -n "$main_scens" ]; then
+	tmo=$((est * 2 + 300))
+	[ -z "$icount" ] || tmo=$((tmo * 4))
+	guest "$out/main" "$kernel" "$tmo" ${icount:+-d} BENCH_SCENARIOS="$main_scens" ||
+		die "guest run failed; see $out/main/console.log"
+	grep -qx latency "$out"/main/results/*/policies 2>/dev/null ||
+		die "the test kernel does not offer the latency iopolicy (rebuilt by 'make check'? run 'make kernel')"
 fi
-grep -qx latency "$out"/main/results/*/policies 2>/dev/null ||
-	die "the test kernel does not offer the latency iopolicy (rebuilt by 'make check'? run 'make kernel')"
-if [ -n "$base" ]; then
-	# boot-to-boot variation is part of what is compared: alternate the
-	# kernels, one boot each per round
-	cp -p "$base" "$out/bzImage-base"
+if [ -n "$cost" ]; then
+	# deterministic clock, one vCPU; boot-to-boot variation is part of the
+	# spread: per round a boot of each kernel
+	[ -z "$base" ] || cp -p "$base" "$out/bzImage-base"
 	for r in $(seq "$rounds"); do
-		for k in patched base; do
-			step "overhead under numa, $k kernel, boot $r of $rounds"
-			kimg=$kernel
-			[ "$k" = patched ] || kimg=$out/bzImage-base
-			guest "$out/$k/$r" "$kimg" 400 BENCH_ROUNDS=1 \
-				BENCH_SCENARIOS=overhead BENCH_POLICIES=numa ||
-				die "$k kernel run failed; see $out/$k/$r/console.log"
-		done
+		step "cost (-icount, 1 vCPU), patched kernel, boot $r of $rounds"
+		guest "$out/patched/$r" "$kernel" $((cost_est * 3)) -d -c1 BENCH_ROUNDS=1 \
+			BENCH_SCENARIOS=overhead BENCH_POLICIES="numa round-robin queue-depth latency" ||
+			die "patched kernel run failed; see $out/patched/$r/console.log"
+		[ -n "$base" ] || continue
+		step "cost (-icount, 1 vCPU), base kernel, boot $r of $rounds"
+		guest "$out/base/$r" "$out/bzImage-base" $((cost_est * 3)) -d -c1 BENCH_ROUNDS=1 \
+			BENCH_SCENARIOS=overhead BENCH_POLICIES=numa ||
+			die "base kernel run failed; see $out/base/$r/console.log"
 	done
 fi
 if [ -n "$docs" ] && [ -n "$scens" ]; then

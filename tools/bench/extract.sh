@@ -6,17 +6,22 @@
 #
 # Columns: scenario round policy iops mib p50 p99 p99.9 cpu_us share1
 # share2 bshare1 bshare2 large_mib large_p50 large_p99 large_p99.9 t90_1
-# t90_2 errors.  Latencies are fio `lat` (submission + completion) in ms;
-# cpu_us is fio's usr + sys CPU time per I/O; share = % of completed I/Os
+# t90_2 errors cpu_ns.  Latencies are fio `lat` (submission + completion)
+# in ms, of reads, or of writes in a job without reads; cpu_us is fio's
+# usr + sys CPU time per I/O; cpu_ns is the guest's CPU time per I/O in
+# the run's .win window (all CPUs, busy = elapsed - idle; under -icount
+# with one vCPU that is instructions per I/O); share = % of completed I/Os
 # (bshare: of sectors) per path, from the path disks' stat over the whole
 # run.  t90_k: seconds from the k-th delay move of `shifting` until a
 # 0.5 s window has >= 90% of its I/O on the new fast path (99 = never).
-# mixed: iops and latencies of the 4 KiB job, large_* of the 128 KiB job.
+# mixed: iops and latencies of the 4 KiB job, large_* of the 128 KiB job;
+# two-namespaces: of the job named nvlat (not the load job).
 # TAG, when given, is appended to the policy name (e.g. "@base").
 set -eu
 
 res=${1:?results dir}
 tag=${2:-}
+ncpu=$(awk '$1 == "nproc" { print $2 }' "$res/meta")
 
 # fio_fields JSON: iops mib p50 p99 p99.9 cpu_us lmib lp50 lp99 lp999 errors
 fio_fields() {
@@ -24,11 +29,13 @@ fio_fields() {
 		def pct($p): ((.lat_ns.percentile[$p] // 0) / 1e6);
 		def lat: [pct("50.000000"), pct("99.000000"), pct("99.900000")];
 		def cpu($j): [$j[] | .usr_cpu + .sys_cpu] | add;
+		def dir: if .read.total_ios > 0 then .read else .write end;
 		.jobs as $j
-		| ([$j[] | select(.jobname != "large")] | .[0]) as $s
+		| ([$j[] | select(.jobname != "large" and .jobname != "load")] | .[0]) as $s
 		| ([$j[] | select(.jobname == "large")] | .[0]) as $l
-		| ([$j[] | .read.iops] | add) as $all
-		| [$s.read.iops, $s.read.bw / 1024] + ($s.read | lat)
+		| ([$j[] | .read.iops + .write.iops] | add) as $all
+		| ($s | dir) as $d
+		| [$d.iops, $d.bw / 1024] + ($d | lat)
 		+ [if $all > 0 then cpu($j) / 100 * 1e6 / $all else 0 end]
 		+ (if $l then [$l.read.bw / 1024] + ($l.read | lat) else [0, 0, 0, 0] end)
 		+ [[$j[] | .error] | add]
@@ -82,10 +89,15 @@ for dir in "$res"/*/; do
 		f=$(fio_fields "$j")
 		sh=$(shares "$b.stat")
 		if [ -s "$b.moves" ]; then tt=$(t90 "$b.samples" "$b.moves"); else tt=$(printf '\t'); fi
+		# .win: TIME_US IDLE_CS IOS, twice
+		cns=$(awk -v n="$ncpu" '{ t[NR] = $1; i[NR] = $2; o[NR] = $3 }
+			END { if (NR == 2 && o[2] > o[1])
+				printf "%.1f", (n * (t[2] - t[1]) * 1000 - (i[2] - i[1]) * 1e7) / (o[2] - o[1]) }' \
+			"$b.win" 2>/dev/null || true)
 		# fio_fields: iops mib p50 p99 p999 cpu lmib lp50 lp99 lp999 err
 		IFS=$'\t' read -r iops mib p50 p99 p999 cpu lmib lp50 lp99 lp999 err <<< "$f"
-		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
 			"$s" "$r" "$p$tag" "$iops" "$mib" "$p50" "$p99" "$p999" "$cpu" "$sh" \
-			"$lmib" "$lp50" "$lp99" "$lp999" "$tt" "$err"
+			"$lmib" "$lp50" "$lp99" "$lp999" "$tt" "$err" "$cns"
 	done
 done

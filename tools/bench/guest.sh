@@ -8,8 +8,12 @@
 # Environment: BENCH_OUT (results dir), BENCH_ROUNDS (3), BENCH_RUNTIME (8 s),
 # BENCH_RAMP (1 s), BENCH_SHIFT (10 s between delay moves), BENCH_SCENARIOS,
 # BENCH_POLICIES.  Per run, in $BENCH_OUT/SCENARIO/: rROUND-POLICY.json
-# (fio), .stat (per path "IOS SECTORS" before, then after), and for
-# shifting .samples (as nvlat_sample_ios) and .moves ("TIME NEWFASTPATH").
+# (fio), .stat (per path "IOS SECTORS" before, then after), .win (two
+# "TIME_US IDLE_CS IOS" lines inside the run, 1 s after the ramp and 1 s
+# before the end: the clock, the CPUs' summed idle time from /proc/uptime
+# and the I/Os completed on the paths, for the CPU time per I/O), for
+# shifting and symmetric .samples (as nvlat_sample_ios), and for shifting
+# .moves ("TIME NEWFASTPATH").
 # Progress lines go to $BENCH_OUT/progress.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -22,7 +26,7 @@ rt=${BENCH_RUNTIME:-8}
 ramp=${BENCH_RAMP:-1}
 shift_s=${BENCH_SHIFT:-10}
 # (BENCH_SCENARIOS empty: all)
-scen_list=${BENCH_SCENARIOS:-symmetric asym2 asym20 asym20-first fabric shifting bwlimit mixed qd1-slow-first three-paths overhead}
+scen_list=${BENCH_SCENARIOS:-symmetric asym2 asym20 asym20-first fabric shifting bwlimit mixed bssplit qd1-slow-first qd1-write qd1-fsync three-paths two-namespaces overhead}
 want=${BENCH_POLICIES:-numa round-robin queue-depth latency oracle}
 mkdir -p "$out"
 progress() { echo "$*" >> "$out/progress"; echo "# $*"; }
@@ -31,13 +35,16 @@ fail() { progress "FAILED: $*"; exit 1; }
 # 4 KiB random read, two jobs pinned one per CPU, 16 in flight in all
 rr4k=(--name=nvlat --group_reporting --rw=randread --bs=4k --numjobs=2
 	"--cpus_allowed=0,1" --cpus_allowed_policy=split --iodepth=8)
+ncpu=$(nproc)
 
 # scen_setup NAME: target, netem, and the globals slow (ports of the slow
-# paths, for the oracle), args (fio arguments after the common ones).
+# paths, for the oracle), nsid (the namespace whose paths are measured and
+# made inaccessible for the oracle), args (fio arguments after the common
+# ones; the measured job is the first not named load or large).
 scen_setup() {
 	local p1 p2
 	p1=$(nvlat_tcp_port 1) p2=$(nvlat_tcp_port 2)
-	slow=2 args=("${rr4k[@]}")
+	slow=2 nsid=1 args=("${rr4k[@]}")
 	case "$1" in
 	symmetric) nvlat_setup tcp tcp ;;
 	asym2) nvlat_setup tcp tcp && nvlat_netem_set "$p2" delay 1ms ;;
@@ -57,17 +64,41 @@ scen_setup() {
 		args=(--name=small --cpus_allowed=0 --rw=randread --bs=4k --iodepth=8
 			--name=large --cpus_allowed=1 --rw=read --bs=128k --iodepth=8)
 		nvlat_setup loop tcp && nvlat_netem_set "$p2" delay 1ms ;;
+	bssplit)
+		# sizes from 4 KiB to 512 KiB at once, as reviewers asked
+		args=(--name=nvlat --group_reporting --rw=randread
+			--bssplit=4k/40:16k/20:64k/20:128k/10:512k/10 --numjobs=2
+			"--cpus_allowed=0,1" --cpus_allowed_policy=split --iodepth=8)
+		nvlat_setup tcp tcp && nvlat_netem_set "$p2" delay 1ms ;;
 	qd1-slow-first)
 		# one request at a time; queue-depth always takes path 1
 		slow=1 args=(--name=nvlat --rw=randread --bs=4k --iodepth=1)
 		nvlat_setup tcp loop && nvlat_netem_set "$p1" delay 5ms ;;
+	qd1-write)
+		slow=1 args=(--name=nvlat --rw=randwrite --bs=4k --iodepth=1)
+		nvlat_setup tcp loop && nvlat_netem_set "$p1" delay 5ms ;;
+	qd1-fsync)
+		# a log writer: every 4 KiB write followed by a flush
+		slow=1 args=(--name=nvlat --rw=write --bs=4k --iodepth=1 --fsync=1)
+		nvlat_setup tcp loop && nvlat_netem_set "$p1" delay 5ms ;;
+	two-namespaces)
+		# namespace 1 (ANA group 1, inaccessible on path 2) keeps
+		# controller 1 busy; namespace 2 (group 2, optimized on both)
+		# reads one request at a time and is what is measured
+		nsid=2
+		nvlat_setup tcp tcp && nvlat_netem_set "$p2" delay 2500us &&
+			nvlat_ns2_add "$out/ns2.img" && nvlat_ana_set 2 inaccessible || return
+		args=(--name=load "--filename=/dev/$NVLAT_HEAD" --rw=randread --bs=4k --iodepth=4
+			--name=nvlat "--filename=/dev/$(nvlat_ns_head 2)" --rw=randread
+			--bs=4k --iodepth=1) ;;
 	three-paths)
 		slow="1 2"
 		nvlat_setup tcp tcp tcp && nvlat_netem_set "$p1" delay 2500us &&
 			nvlat_netem_set "$p2" delay 2500us ;;
 	overhead)
-		args=(--name=nvlat --group_reporting --rw=randread --bs=4k --numjobs=2
-			"--cpus_allowed=0,1" --cpus_allowed_policy=split --iodepth=32)
+		# one job per CPU
+		args=(--name=nvlat --group_reporting --rw=randread --bs=4k --numjobs="$ncpu"
+			"--cpus_allowed=0-$((ncpu - 1))" --cpus_allowed_policy=split --iodepth=32)
 		nvlat_setup loop loop ;;
 	*) nvlat_err "unknown scenario $1" ;;
 	esac
@@ -83,6 +114,17 @@ snap() {
 	done
 }
 
+# win: "TIME_US IDLE_CS IOS" (see the top), without a subprocess
+win() {
+	local d a e ios=0 idle
+	for d in "${NVLAT_DISKS[@]}"; do
+		read -r a _ _ _ e _ < "/sys/block/$d/stat"
+		ios=$((ios + a + e))
+	done
+	read -r _ idle < /proc/uptime
+	echo "${EPOCHREALTIME/[.,]/} ${idle/./} $ios"
+}
+
 # bench_fio OUT RUNTIME: fio with the common options global (before the
 # first --name of args), JSON to OUT.
 bench_fio() {
@@ -96,7 +138,7 @@ policy_on() {
 	local id
 	if [ "$1" = oracle ]; then
 		nvlat_iopolicy_set numa || return
-		for id in $slow; do nvlat_ana_set "$id" inaccessible || return; done
+		for id in $slow; do nvlat_ana_set "$id" inaccessible "$nsid" || return; done
 	else
 		nvlat_iopolicy_set "$1"
 	fi
@@ -104,7 +146,7 @@ policy_on() {
 policy_off() {
 	local id
 	[ "$1" = oracle ] || return 0
-	for id in $slow; do nvlat_ana_set "$id" optimized || return; done
+	for id in $slow; do nvlat_ana_set "$id" optimized "$nsid" || return; done
 }
 
 # Under TCG with fio on both CPUs a fork costs up to a second, so the
@@ -159,15 +201,25 @@ run_one() { # run_one SCEN ROUND POLICY
 	snap > "$base.stat"
 	bench_fio "$base.json" "$runtime" &
 	fio=$!
-	if [ "$1" = shifting ]; then
+	case "$1" in
+	shifting)
 		# fio needs about 1.5 s to start under TCG
 		sleep 2
 		t0=${EPOCHREALTIME/[.,]/}
 		shifting_moves "$t0" "$base" "$3" &
 		(renice -n -10 -p "$BASHPID" > /dev/null
 		 nvlat_sample_ios "$base.samples" "$((3 * shift_s))" 0.1 "$t0")
-		wait $! || rc=1
-	fi
+		wait $! || rc=1 ;;
+	*)
+		nvlat_nap $((ramp + 1))
+		win > "$base.win"
+		if [ "$1" = symmetric ]; then
+			nvlat_sample_ios "$base.samples" $((runtime - 2)) 0.25
+		else
+			nvlat_nap $((runtime - 2))
+		fi
+		win >> "$base.win" ;;
+	esac
 	wait "$fio" || rc=1
 	snap >> "$base.stat"
 	policy_off "$3" || fail "$1: cannot leave $3"
@@ -199,7 +251,14 @@ for s in "${scens[@]}"; do
 	mkdir -p "$out/$s"
 	scen_setup "$s" || fail "setup of $s"
 	[ "$s" != shifting ] || shifting_batches || fail "tc batch files"
-	nvlat_stat_disks
+	if [ "$nsid" = 1 ]; then
+		nvlat_stat_disks
+	else
+		NVLAT_DISKS=()
+		for id in $(nvlat_path_ids); do
+			NVLAT_DISKS+=("$(nvlat_ns_disk "$nsid" "$id")") || fail "$s: no path disk"
+		done
+	fi
 	pols=()
 	for p in $want; do
 		[ "$p" = oracle ] || nvlat_iopolicy_has "$p" || continue
@@ -211,7 +270,7 @@ for s in "${scens[@]}"; do
 	[ "$total" != 0 ] || total=$((${#scens[@]} * rounds * ${#pols[@]}))
 	printf '%s\n' "${pols[@]}" > "$out/$s/policies"
 	for id in $(nvlat_path_ids); do
-		echo "$id $(nvlat_transport "$id") $(nvlat_path_disk "$id")"
+		echo "$id $(nvlat_transport "$id") $(nvlat_ns_disk "$nsid" "$id")"
 	done > "$out/$s/paths"
 	echo "fio --ioengine=libaio --direct=1 --time_based" \
 		"--filename=/dev/$NVLAT_HEAD --lat_percentiles=1" \

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Guest side of tools/bench/profile.sh: the overhead scenario (two loop
-# paths on null_blk, 4 KiB randread, 2 jobs of iodepth 32), once per policy
+# paths on null_blk, 4 KiB randread, a job of iodepth 32 per CPU), once per policy
 # under `perf record -a -g -e cpu-clock`, then a flat profile per policy
 # ($NVLAT_WORK/POLICY.top) and the share of samples of the functions the
 # series adds or makes busier ($NVLAT_WORK/series.tsv: policy symbol
@@ -19,10 +19,11 @@ syms='nvme_find_path|nvme_latency|nvme_round_robin|nvme_queue_depth|nvme_path_is
 
 nvlat_setup loop loop || exit 1
 : > "$out/series.tsv"
-for p in round-robin queue-depth latency; do
+n=$(nproc)
+for p in numa round-robin queue-depth latency; do
 	nvlat_iopolicy_set "$p" || exit 1
 	fio --name=nvlat --filename="/dev/$NVLAT_HEAD" --ioengine=libaio --direct=1 \
-		--rw=randread --bs=4k --numjobs=2 --cpus_allowed=0,1 \
+		--rw=randread --bs=4k --numjobs="$n" --cpus_allowed="0-$((n - 1))" \
 		--cpus_allowed_policy=split --iodepth=32 --group_reporting \
 		--time_based --runtime=$((secs + 3)) --output-format=json \
 		--output="$out/$p.json" > /dev/null &

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Where the CPU goes in the overhead scenario, per iopolicy: builds the
-# test kernel with perf events (tools/vm/perf.config, in
+# Where the instructions go in the overhead scenario, per iopolicy: builds
+# the test kernel with perf events (tools/vm/perf.config, in
 # $CACHE/build-perf; cold about 20 minutes, ccache shares nothing with
-# the test kernel since every object sees the changed config), boots it
-# and runs tools/bench/profile-guest.sh, then prints the share of CPU
-# samples in the functions the iopolicies and the estimator run per I/O.
+# the test kernel since every object sees the changed config), boots it on
+# the deterministic clock with one vCPU (run.sh -d: cpu-clock samples then
+# fall every N instructions) and runs tools/bench/profile-guest.sh, then
+# prints the share of samples in the functions the iopolicies and the
+# estimator run per I/O.
 #
 #   tools/bench/profile.sh [SECONDS]     # per policy, default 8
 #
@@ -22,7 +24,7 @@ out=$CACHE/build-perf
 "$TOP/tools/kernel.sh" "$out" "$TOP/tools/vm/perf.config"
 rd=$CACHE/profile/$(date +%Y%m%d-%H%M%S)
 mkdir -p "$rd"
-"$TOP/tools/vm/run.sh" -q -k "$out/arch/x86/boot/bzImage" -t $((secs * 10 + 300)) -r "$rd" -- \
+"$TOP/tools/vm/run.sh" -q -k "$out/arch/x86/boot/bzImage" -t $((secs * 20 + 600)) -d -c1 -r "$rd" -- \
 	env PROFILE_SECONDS="$secs" "$TOP/tools/bench/profile-guest.sh" ||
 	die "guest run failed; see $rd/console.log"
 grep -a '^# .*IOPS under perf' "$rd/console.log" | sed 's/^# //' || true

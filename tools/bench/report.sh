@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Write DOCS/benchmarks.md and DOCS/bench-*.png from the results of
-# tools/bench/bench.sh (RESULTS/main, RESULTS/overhead for the overhead
-# scenario's own boot, and RESULTS/{patched,base}/N for the boots of
-# --base-kernel).
+# tools/bench/bench.sh (RESULTS/main, and RESULTS/{patched,base}/N for the
+# cost boots on the deterministic clock).
 #
 #   tools/bench/report.sh RESULTS_DIR [DOCS_DIR]
 #
 # Every value is the median over the rounds, with min-max after it when
-# there was more than one round.  Criteria (met/missed) are in ratios().
+# there was more than one round.  Criteria are in ratios(): met when the
+# whole spread of the ratio (worst round against best round) is on the
+# right side of the target, missed when all of it is on the wrong side,
+# undecided otherwise.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -21,8 +23,7 @@ work=$res/report
 mkdir -p "$work"
 
 "$here/extract.sh" "$res/main/results" > "$work/runs.tsv"
-[ ! -d "$res/overhead/results" ] || "$here/extract.sh" "$res/overhead/results" >> "$work/runs.tsv"
-# --base-kernel: alternating boots of the patched and the base kernel
+# the cost boots (deterministic clock): policies tagged @patched, @base
 for k in patched base; do
 	for d in "$res/$k"/*/results; do
 		[ ! -d "$d" ] || "$here/extract.sh" "$d" "@$k" >> "$work/runs.tsv"
@@ -37,13 +38,15 @@ src() { awk -v k="$1" '$1 == k { $1 = ""; sub(/^ /, ""); print; exit }' "$res/so
 # sdir S: results directory of scenario S (empty when it did not run)
 sdir() {
 	local d
-	for d in "$res/main/results/$1" "$res/overhead/results/$1"; do
+	for d in "$res/main/results/$1" "$res/patched/1/results/$1"; do
 		[ ! -d "$d" ] || { echo "$d"; return; }
 	done
 }
-meta() { awk -v k="$1" '$1 == k { $1 = ""; sub(/^ /, ""); print; exit }' "$res/main/results/meta"; }
+# meta KEY [BOOT]: a line of the guest's meta file (BOOT: main)
+meta() { awk -v k="$1" '$1 == k { $1 = ""; sub(/^ /, ""); print; exit }' "$res/${2:-main}/results/meta" 2>/dev/null; }
 POLS=(numa round-robin queue-depth latency oracle)
-SCENS=(symmetric asym2 asym20 asym20-first fabric shifting bwlimit mixed qd1-slow-first three-paths overhead)
+SCENS=(symmetric asym2 asym20 asym20-first fabric shifting bwlimit mixed bssplit
+	qd1-slow-first qd1-write qd1-fsync three-paths two-namespaces)
 # summed netem rates of bwlimit (24 + 6 Mbit/s) in MiB/s
 SUMRATE=$(awk 'BEGIN { printf "%.4f", 30e6 / 8 / 1048576 }')
 
@@ -79,17 +82,14 @@ table() { # table SCENARIO
 		local extra='' sep=''
 		case "$s" in
 		bwlimit) extra=' % of 30 Mbit/s |' sep='---|' ;;
-		overhead) extra=' CPU µs per I/O |' sep='---|' ;;
 		shifting) extra=' s to 90% on new fast path |' sep='---|' ;;
 		esac
 		echo "| policy | MiB/s | IOPS | lat p50 ms | p99 ms | p99.9 ms | I/Os path 1 / 2 % |$extra"
 		echo "|---|---|---|---|---|---|---|$sep"
-		for ps in "${POLS[@]}" numa@patched numa@base; do
-			p=$ps
+		for p in "${POLS[@]}"; do
 			[ -n "$(val "$s" "$p" iops)" ] || continue
 			case "$s" in
 			bwlimit) extra=" $(awk -v m="$(val "$s" "$p" mib)" -v r="$SUMRATE" 'BEGIN { printf "%.0f", 100 * m / r }') |" ;;
-			overhead) extra=" $(cell "$s" "$p" cpu_us %.0f) |" ;;
 			shifting) extra=" $(cell "$s" "$p" t90 %.2f) |" ;;
 			esac
 			echo "| $p | $(cell "$s" "$p" mib %.2f) | $(cell "$s" "$p" iops %.0f) | $(cell "$s" "$p" p50 %.2f) | $(cell "$s" "$p" p99 %.1f) | $(cell "$s" "$p" p999 %.1f) | $(cell "$s" "$p" share1 %.0f) / $(cell "$s" "$p" share2 %.0f) |$extra"
@@ -98,20 +98,58 @@ table() { # table SCENARIO
 	esac
 }
 
-# crit SCENARIO "DESCRIPTION" VALUE OP LIMIT: one row of the ratio table
+# verdict LO HI OP TARGET: met when the whole range [LO, HI] satisfies
+# OP TARGET, missed when none of it does, undecided otherwise.  OP "=~":
+# within TARGET of 1 (TARGET a fraction, e.g. 0.005).
+verdict() {
+	awk -v lo="$1" -v hi="$2" -v op="$3" -v t="$4" 'BEGIN {
+		if (op == ">=") v = lo >= t ? "met" : hi < t ? "missed" : "undecided"
+		else if (op == "<=") v = hi <= t ? "met" : lo > t ? "missed" : "undecided"
+		else v = (lo >= 1 - t && hi <= 1 + t) ? "met" : (hi < 1 - t || lo > 1 + t) ? "missed" : "undecided"
+		print v }'
+}
+
+# crit SCENARIO "DESCRIPTION" MEDIAN LO HI OP TARGET: one row of the
+# criteria table; LO-HI is the spread of the value over the rounds
 crit() {
-	local v=$3 verdict
+	local v=$3 range=$4–$5 vd tgt="$6 $7"
 	[ -n "$(sdir "$1")" ] || return 0
-	if [ -z "$v" ] || [ "$v" = nan ]; then
-		verdict="n/a"
-		v="-"
-	elif awk -v a="$v" -v b="$5" "BEGIN { exit !(a + 0 $4 b + 0) }"; then
-		verdict=met
+	if [ -z "$v" ] || [ "$v" = nan ] || [ -z "$4" ]; then
+		vd="n/a" v="-" range="-"
 	else
-		verdict=missed
+		vd=$(verdict "$4" "$5" "$6" "$7")
 	fi
-	echo "| $1 | $2 | $v | $4 $5 | $verdict |"
-	echo "$verdict" >> "$work/verdicts"
+	[ "$6" != "=~" ] || tgt="1 ± $7"
+	[ "$4" != "$5" ] || range=$4
+	echo "| $1 | $2 | $v | $range | $tgt | $vd |"
+	echo "$vd" >> "$work/verdicts"
+}
+
+# rat S PA CA PB CB: "MEDIAN LO HI" of (S, PA, CA) / (S, PB, CB): the ratio
+# of the medians, and of the worst and the best pairing of rounds; PB may
+# be a number (a constant denominator).  "- - -" when a value is missing.
+rat() {
+	local a=${MED[$1,$2,$3]:-} al=${MIN[$1,$2,$3]:-} ah=${MAX[$1,$2,$3]:-} b bl bh
+	case "$4" in
+	[0-9]*) b=$4 bl=$4 bh=$4 ;;
+	*) b=${MED[$1,$4,$5]:-} bl=${MIN[$1,$4,$5]:-} bh=${MAX[$1,$4,$5]:-} ;;
+	esac
+	if [ -z "$a" ] || [ -z "$b" ]; then
+		echo "- - -"
+		return 0
+	fi
+	awk -v a="$a" -v al="$al" -v ah="$ah" -v b="$b" -v bl="$bl" -v bh="$bh" 'BEGIN {
+		if (b + 0 == 0 || bl + 0 == 0) { print "- - -"; exit }
+		f = (a / b < 0.1 || a / b >= 10) ? "%.3g" : "%.3f"
+		printf f " " f " " f "\n", a / b, al / bh, ah / bl }'
+}
+
+# critr SCENARIO "DESCRIPTION" PA CA PB CB OP TARGET: crit on rat
+critr() {
+	local m lo hi
+	read -r m lo hi <<< "$(rat "$1" "$3" "$4" "$5" "$6")"
+	[ "$m" != - ] || m='' lo='' hi=''
+	crit "$1" "$2" "$m" "$lo" "$hi" "$7" "$8"
 }
 
 # ratio A B: A / B with 2 decimals, empty when either is missing or B is 0
@@ -137,25 +175,28 @@ controls() {
 ratios() {
 	local s best p b
 	: > "$work/verdicts"
-	echo "| scenario | criterion (medians) | value | target | verdict |"
-	echo "|---|---|---|---|---|"
-	for s in asym2 asym20 asym20-first fabric; do
-		crit "$s" "latency MiB/s / oracle" "$(ratio "$(val "$s" latency mib)" "$(val "$s" oracle mib)")" '>=' 0.95
-		crit "$s" "latency MiB/s / queue-depth" "$(ratio "$(val "$s" latency mib)" "$(val "$s" queue-depth mib)")" '>=' 1.00
-		crit "$s" "latency p99 / oracle p99" "$(ratio "$(val "$s" latency p99)" "$(val "$s" oracle p99)")" '<=' 1.3
-		case "$s" in asym20*)
-			# the single-path oracle bounds what any policy can reach
-			crit "$s" "latency p99 / queue-depth p99 (oracle's: $(ratio "$(val "$s" oracle p99)" "$(val "$s" queue-depth p99)"))" \
-				"$(ratio "$(val "$s" latency p99)" "$(val "$s" queue-depth p99)")" '<=' 0.5 ;;
-		esac
-		crit "$s" "latency MiB/s / round-robin" "$(ratio "$(val "$s" latency mib)" "$(val "$s" round-robin mib)")" '>=' 2
+	echo "| scenario | criterion | ratio of medians | spread (worst–best round) | target | verdict |"
+	echo "|---|---|---|---|---|---|"
+	# where latency must win: low queue depth, other namespaces
+	for s in qd1-slow-first qd1-write qd1-fsync; do
+		critr "$s" "latency IOPS / queue-depth" latency iops queue-depth iops '>=' 3
+		critr "$s" "latency IOPS / oracle" latency iops oracle iops '>=' 0.9
 	done
-	crit qd1-slow-first "latency IOPS / oracle" "$(ratio "$(val qd1-slow-first latency iops)" "$(val qd1-slow-first oracle iops)")" '>=' 0.9
-	crit qd1-slow-first "latency IOPS / queue-depth" "$(ratio "$(val qd1-slow-first latency iops)" "$(val qd1-slow-first queue-depth iops)")" '>=' 3
-	crit three-paths "latency IOPS / oracle" "$(ratio "$(val three-paths latency iops)" "$(val three-paths oracle iops)")" '>=' 0.95
-	crit three-paths "latency IOPS / queue-depth" "$(ratio "$(val three-paths latency iops)" "$(val three-paths queue-depth iops)")" '>=' 1.00
-	crit bwlimit "latency MiB/s / queue-depth" "$(ratio "$(val bwlimit latency mib)" "$(val bwlimit queue-depth mib)")" '>=' 0.97
-	crit bwlimit "latency MiB/s / summed rates (30 Mbit/s)" "$(ratio "$(val bwlimit latency mib)" "$SUMRATE")" '>=' 0.85
+	critr two-namespaces "namespace 2 IOPS, latency / queue-depth" latency iops queue-depth iops '>=' 1.5
+	critr two-namespaces "namespace 2 IOPS, latency / oracle" latency iops oracle iops '>=' 0.9
+	for s in asym2 asym20 asym20-first fabric bssplit; do
+		critr "$s" "latency MiB/s / oracle" latency mib oracle mib '>=' 0.95
+		critr "$s" "latency MiB/s / queue-depth" latency mib queue-depth mib '>=' 1.00
+		critr "$s" "latency p99 / oracle p99" latency p99 oracle p99 '<=' 1.3
+		case "$s" in asym20*)
+			critr "$s" "latency p99 / queue-depth p99" latency p99 queue-depth p99 '<=' 0.5 ;;
+		esac
+		critr "$s" "latency MiB/s / round-robin" latency mib round-robin mib '>=' 2
+	done
+	critr three-paths "latency IOPS / oracle" latency iops oracle iops '>=' 0.95
+	critr three-paths "latency IOPS / queue-depth" latency iops queue-depth iops '>=' 1.00
+	critr bwlimit "latency MiB/s / queue-depth" latency mib queue-depth mib '>=' 0.97
+	critr bwlimit "latency MiB/s / summed rates (30 Mbit/s)" latency mib "$SUMRATE" '' '>=' 0.85
 	best='' b=0
 	for p in numa round-robin queue-depth; do
 		[ -n "$(val symmetric "$p" mib)" ] || continue
@@ -163,12 +204,14 @@ ratios() {
 			best=$p b=$(val symmetric "$p" mib)
 		fi
 	done
-	crit symmetric "latency MiB/s / best other (${best:-none})" "$(ratio "$(val symmetric latency mib)" "$b")" '>=' 0.97
-	crit shifting "latency: s to 90% on the new fast path, worst move" "${MAX[shifting,latency,t90]:-}" '<=' 1
-	crit overhead "latency IOPS / round-robin" "$(ratio "$(val overhead latency iops)" "$(val overhead round-robin iops)")" '>=' 0.98
-	if [ -n "$(val overhead numa@base iops)" ]; then
-		crit overhead "numa IOPS, patched / base kernel (alternating boots)" "$(ratio "$(val overhead numa@patched iops)" "$(val overhead numa@base iops)")" '>=' 0.99
-	fi
+	[ -z "$best" ] || critr symmetric "latency MiB/s / best other ($best)" latency mib "$best" mib '>=' 0.97
+	critr symmetric "latency MiB/s / round-robin" latency mib round-robin mib '>=' 0.97
+	[ -z "${MAX[shifting,latency,t90]:-}" ] ||
+		crit shifting "latency: s to 90% on the new fast path, worst move" \
+			"${MAX[shifting,latency,t90]}" "${MIN[shifting,latency,t90]}" "${MAX[shifting,latency,t90]}" '<=' 1
+	# cost, on the deterministic clock: instructions per I/O
+	critr overhead "instructions per I/O, latency / queue-depth" latency@patched cpu_ns queue-depth@patched cpu_ns '<=' 1.03
+	critr overhead "instructions per I/O, numa patched / numa base kernel" numa@patched cpu_ns numa@base cpu_ns '=~' 0.005
 }
 
 # --- plots ----------------------------------------------------------------------
@@ -243,19 +286,72 @@ plots() {
 	EOF
 }
 
+# cost: instructions per I/O on the deterministic clock
+cost_table() {
+	local p qd
+	qd=$(val overhead queue-depth@patched cpu_ns)
+	echo "| kernel | policy | instructions per I/O | x queue-depth | IOPS (virtual clock) | I/Os path 1 / 2 % |"
+	echo "|---|---|---|---|---|---|"
+	for p in numa@base numa@patched round-robin@patched queue-depth@patched latency@patched; do
+		[ -n "$(val overhead "$p" cpu_ns)" ] || continue
+		echo "| ${p#*@} | ${p%@*} | $(cell overhead "$p" cpu_ns %.0f) | $([ -z "$qd" ] || calc "$(val overhead "$p" cpu_ns) / $qd") | $(cell overhead "$p" iops %.0f) | $(cell overhead "$p" share1 %.0f) / $(cell overhead "$p" share2 %.0f) |"
+	done
+}
+
+# share_plot SCENARIO TITLE: share of path 1 over time, per policy (round
+# 1, 0.5 s steps), from the runs' .samples
+share_plot() {
+	local s=$1 p f n=0
+	for p in "${POLS[@]}"; do
+		f=$res/main/results/$s/r1-$p.samples
+		[ -s "$f" ] || continue
+		printf '"%s"\n' "$p"
+		awk '{ t = $1; a = $2; b = $3
+			if (NR == 1 || t >= t0 + 0.5) {
+				if (NR > 1 && a + b - a0 - b0 > 0)
+					printf "%.2f %.1f\n", (t + t0) / 2, 100 * (a - a0) / (a + b - a0 - b0)
+				t0 = t; a0 = a; b0 = b
+			} }' "$f"
+		printf '\n\n'
+		n=$((n + 1))
+	done > "$work/share-$s.dat"
+	[ "$n" -gt 0 ] || return 0
+	gnuplot <<-EOF
+		set terminal pngcairo size 1000,420 font ",10"
+		set output '$docs/bench-share-$s.png'
+		set title '$2'
+		set style data lines
+		set yrange [0:100]
+		set grid
+		set xlabel 'seconds'
+		set ylabel '% of I/Os on path 1 (0.5 s steps)'
+		set key outside right
+		plot for [i=0:$((n - 1))] '$work/share-$s.dat' index i using 1:2 title columnheader(1) lw 2
+	EOF
+	echo "![$s: share of path 1 over time](bench-share-$s.png)"
+}
+
+# the path model's rows, when the main boot ran the KUnit suite
+model_rows() {
+	[ -f "$res/main/console.log" ] && grep -q 'model: ' "$res/main/console.log" || return 0
+	"$top/tools/model-table.sh" "$res/main/console.log" | sed -n '/^| scenario/,$p'
+}
+
 # --- the document -------------------------------------------------------------
 plots
 rat=$(ratios)
 met=$(grep -c '^met$' "$work/verdicts" || true)
 missed=$(grep -c '^missed$' "$work/verdicts" || true)
+undecided=$(grep -c '^undecided$' "$work/verdicts" || true)
+cost_boot=patched/1
 {
 	cat <<-EOF
 	<!-- SPDX-License-Identifier: GPL-2.0 -->
 	# Benchmarks: iopolicies on asymmetric NVMe-oF paths
 
 	Generated by \`tools/bench/report.sh\` from a \`tools/bench/bench.sh\` run
-	($(date -u -r "$res/main/results/meta" '+%Y-%m-%d %H:%M UTC')); do not edit, run the bench again.
-	Results: $met criteria met, $missed missed.
+	($(date -u -r "$res/source" '+%Y-%m-%d %H:%M UTC')); do not edit, run the bench again.
+	Criteria: $met met, $missed missed, $undecided undecided.
 
 	## Setup
 
@@ -266,22 +362,25 @@ missed=$(grep -c '^missed$' "$work/verdicts" || true)
 	  $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $(. /etc/os-release && echo "$PRETTY_NAME").
 	- Guest: $(qemu-system-x86_64 --version | head -n 1), TCG (no KVM), $(meta nproc) vCPUs,
 	  $(awk -v k="$(meta mem_kb)" 'BEGIN { printf "%.1f GiB", k / 1048576 }'), clocksource $(meta clocksource), $(meta fio).
-	  Emulation is CPU-bound (about 1.3 ms of CPU per 4 KiB I/O) and other
-	  jobs (kernel builds, other guests) shared the 2 host CPUs at times, so
-	  absolute numbers are small and noisy (single-path policies on the same
-	  path differ by up to 1.5x between runs); compare the policies, which ran
-	  interleaved, and prefer the medians of several rounds.
-	- Targets: nvmet in the guest (one null_blk namespace, loop or tcp ports on
+	  Emulation is CPU-bound, so absolute numbers are small; compare the
+	  policies, which ran interleaved in one boot, by the ratios below and
+	  their spread over the rounds.
+	- Targets: nvmet in the guest (null_blk namespaces, loop or tcp ports on
 	  127.0.0.1, one port per path), netem on \`lo\` per tcp port (\`tools/vm/lib.sh\`).
 	- $(meta rounds) round(s); each run $(meta runtime) s after a $(meta ramp) s ramp
 	  (shifting: $((3 * $(meta shift))) s); order per scenario: one warm-up run, then
 	  numa, round-robin, queue-depth, latency, oracle, numa, ... The oracle is numa
-	  with the slow path's nvmet port ANA inaccessible (only the best path usable);
+	  with the slow paths ANA inaccessible (only the best path usable);
 	  in shifting its ANA states follow the delay.
-	- Latencies are fio \`lat\` (submission + completion): under TCG much of an
-	  I/O's time is spent before fio's \`clat\` starts.  "I/Os path 1 / 2" is
+	- Latencies are fio \`lat\` (submission + completion).  "I/Os path 1 / 2" is
 	  the share of completed I/Os per path disk (\`/sys/block/nvmeXcYnZ/stat\`
 	  over the whole run, ramp included).  Values: median over rounds (min–max).
+	- Cost: on the deterministic clock (\`tools/vm/run.sh -d\`: QEMU
+	  \`-icount shift=0,sleep=off\`, one vCPU), where guest time advances one
+	  nanosecond per executed instruction and skips idle time, so guest CPU
+	  time per I/O is instructions per I/O (fio's included) and host load
+	  cannot move it.  $(meta rounds $cost_boot) run(s) per policy and boot, one boot
+	  per kernel and round.
 
 	Command:
 
@@ -289,7 +388,27 @@ missed=$(grep -c '^missed$' "$work/verdicts" || true)
 
 	Guest boot (\`tools/vm/run.sh\`):
 
-	    $(sed "s|$HOME|~|g" "$res/main/qemu-cmd")
+	    $(sed "s|$HOME|~|g" "$res/main/qemu-cmd" 2>/dev/null)
+
+	## Criteria
+
+	<!-- cover-begin -->
+	$met met, $missed missed, $undecided undecided ($(meta rounds) round(s)).  A
+	criterion is met only when its ratio meets the target in the worst
+	pairing of rounds, missed when it misses it even in the best one.
+
+	$rat
+	<!-- cover-end -->
+
+	## Cost: instructions per I/O
+
+	Scenario overhead: two loop paths on null_blk, no delay; 4 KiB randread,
+	one job of iodepth 32 on the one vCPU.  Instructions per I/O: guest CPU
+	time (elapsed minus idle, from \`/proc/uptime\`) per I/O completed on the
+	paths, in a window from 1 s after the ramp to 1 s before the end of each
+	run; it counts every instruction the I/O costs, fio's included.
+
+	$(cost_table)
 
 	## Scenarios and results
 
@@ -305,31 +424,41 @@ missed=$(grep -c '^missed$' "$work/verdicts" || true)
 		shifting) d="two tcp paths; +5 ms round trip on path 2, moved to path 1 after $(meta shift) s and back after $((2 * $(meta shift))) s (\`tc qdisc change\`); 4 KiB randread.  Last column: time from a move until a 0.5 s window has >= 90% of its I/O on the new fast path (sampled every 0.1 s; 99 = never): median (min–max) over both moves of every round." ;;
 		bwlimit) d="two tcp paths limited by netem to 24 and 6 Mbit/s (4:1); 128 KiB sequential read, iodepth 16." ;;
 		mixed) d="path 1 loop, path 2 tcp +2 ms; a 4 KiB randread job (iodepth 8, CPU 0) and a 128 KiB sequential read job (iodepth 8, CPU 1) at once." ;;
+		bssplit) d="two tcp paths, +2 ms round trip on path 2; random reads of 4 KiB (40%), 16 KiB (20%), 64 KiB (20%), 128 KiB (10%) and 512 KiB (10%) at once, 2 jobs of iodepth 8." ;;
 		qd1-slow-first) d="path 1 tcp with +10 ms round trip (connected first), path 2 loop; 4 KiB randread, one job, iodepth 1: queue-depth always takes the first idle path." ;;
+		qd1-write) d="as qd1-slow-first with 4 KiB random writes." ;;
+		qd1-fsync) d="as qd1-slow-first with 4 KiB sequential writes, each followed by a flush (fio --fsync=1: a log writer).  IOPS count the writes." ;;
 		three-paths) d="three tcp paths, +5 ms round trip on paths 1 and 2 (connected first); 4 KiB randread as in symmetric.  The oracle has paths 1 and 2 ANA inaccessible." ;;
-		overhead) d="two loop paths on null_blk, no delay; 4 KiB randread, 2 jobs (one per CPU), iodepth 32 each.  Runs in a boot of its own after the other scenarios, with three times their rounds (late in the main boot every policy ran it 20-30% slower and more scattered).  CPU per I/O: fio usr + sys time over its I/Os.  The numa@patched and numa@base rows come from separate boots of the patched and the unpatched kernel, alternated, one run per boot and round." ;;
+		two-namespaces) d="two tcp paths, +5 ms round trip on path 2; two namespaces in ANA groups of their own.  Namespace 1 (inaccessible on path 2) keeps controller 1 busy (4 KiB randread, iodepth 4); namespace 2 (optimized on both) reads 4 KiB at iodepth 1 and is what the table shows (its IOPS, latencies and path shares).  The oracle makes namespace 2 inaccessible on path 2." ;;
 		esac
 		echo "### $s"
 		echo
 		echo "$d"
 		echo
-		echo "    $(sed "s|/dev/nvme[0-9]*n[0-9]*|/dev/nvmeXnY|" "$(sdir "$s")/fio-cmd")"
+		echo "    $(sed "s|/dev/nvme[0-9]*n[0-9]*|/dev/nvmeXnY|g" "$(sdir "$s")/fio-cmd")"
 		echo
 		table "$s"
 		echo
+		case "$s" in
+		shifting) share_plot shifting "shifting: the +5 ms moves at $(meta shift) s and $((2 * $(meta shift))) s" ;;
+		symmetric) share_plot symmetric "symmetric (equal paths): does the split hold?" ;;
+		esac
+		echo
 	done
 	cat <<-EOF
-	## Criteria
+	## Path model (µs scale)
 
-	<!-- cover-begin -->
-	$met criteria met, $missed missed ($(meta rounds) round(s), medians):
+	The KUnit path model (\`drivers/nvme/host/mpath-latency-test.c\`, run at
+	boot of the same kernel) drives the real estimator and decision on a
+	simulated clock with latencies of real fabrics; see docs/path-model.md.
 
-	$rat
-	<!-- cover-end -->
+	$(model_rows)
 
-	Noise control: in these scenarios numa and the oracle both used the same
-	single path, so any difference between them is run-to-run noise (host load
-	from other jobs, TCG); read the criteria above against it.
+	## Noise control
+
+	In these scenarios numa and the oracle both used the same single path, so
+	any difference between them is run-to-run noise (host load, TCG); read
+	the criteria above against it.
 
 	$(controls)
 
@@ -341,4 +470,4 @@ missed=$(grep -c '^missed$' "$work/verdicts" || true)
 	[ "${npl:-0}" = 0 ] || printf '\n![asym20 latency percentiles](bench-asym20-latency.png)\n'
 
 } > "$md"
-echo "$md: $met met, $missed missed"
+echo "$md: $met met, $missed missed, $undecided undecided"

@@ -344,9 +344,16 @@ nvlat_teardown() {
 	local p s=$NVLAT_CFS/nvmet/subsystems/$NVLAT_NQN rc=0
 	nvlat_netem_clear || rc=1
 	nvlat_disconnect_all || rc=1
+	if [ -d "$s/namespaces/2" ]; then
+		nvlat_read "$s/namespaces/2/device_path"
+		echo 0 > "$s/namespaces/2/enable"
+		rmdir "$s/namespaces/2" || rc=1
+		[ -z "$REPLY" ] || rm -f "$REPLY" || rc=1
+	fi
 	for p in "$NVLAT_CFS"/nvmet/ports/*; do
 		[ -L "$p/subsystems/$NVLAT_NQN" ] || continue
 		rm -f "$p/subsystems/$NVLAT_NQN" || rc=1
+		[ ! -d "$p/ana_groups/2" ] || rmdir "$p/ana_groups/2" || rc=1
 		rmdir "$p" || rc=1
 	done
 	if [ -d "$s" ]; then
@@ -365,26 +372,67 @@ nvlat_teardown() {
 
 # --- ANA ----------------------------------------------------------------------
 
-# nvlat_ana_set ID STATE: target-side ANA state of group 1 on port ID
-# (optimized, non-optimized, inaccessible, persistent-loss, change), then
-# wait until the host's path disk reports it.
+# nvlat_ana_set ID STATE [NSID]: target-side ANA state of group 1 on port
+# ID (optimized, non-optimized, inaccessible, persistent-loss, change), then
+# wait until the host's path disk reports it.  NSID 2: group 2, the group of
+# nvlat_ns2_add's namespace.
 nvlat_ana_set() {
 	local d
-	echo "$2" > "$NVLAT_CFS/nvmet/ports/$1/ana_groups/1/ana_state" ||
+	echo "$2" > "$NVLAT_CFS/nvmet/ports/$1/ana_groups/${3:-1}/ana_state" ||
 		nvlat_err "cannot set ANA state $2 on port $1" || return
-	d=$(nvlat_path_disk "$1") || return
-	nvlat_wait 15 nvlat_ana_is "$1" "$2" ||
+	d=$(nvlat_ns_disk "${3:-1}" "$1") || return
+	nvlat_wait 15 nvlat_ana_is "$1" "$2" "${3:-1}" ||
 		nvlat_err "port $1: host still sees ANA state $(cat "/sys/block/$d/ana_state")"
 }
 
-# nvlat_ana_get ID: host-side ANA state of the path through port ID.
+# nvlat_ana_get ID [NSID]: host-side ANA state of the path through port ID.
 nvlat_ana_get() {
 	local d
-	d=$(nvlat_path_disk "$1") || return
+	d=$(nvlat_ns_disk "${2:-1}" "$1") || return
 	cat "/sys/block/$d/ana_state"
 }
 
-nvlat_ana_is() { [ "$(nvlat_ana_get "$1")" = "$2" ]; }
+nvlat_ana_is() { [ "$(nvlat_ana_get "$1" "${3:-1}")" = "$2" ]; }
+
+# --- a second namespace -------------------------------------------------------
+
+# nvlat_ns2_add FILE: namespace 2 of the subsystem on FILE (created, 256
+# MiB), in an ANA group of its own (2) that is optimized on every port;
+# waits until the host has its head and a path disk per port.
+# nvlat_teardown removes it and FILE.
+nvlat_ns2_add() {
+	local s=$NVLAT_CFS/nvmet/subsystems/$NVLAT_NQN id g
+	for id in $(nvlat_path_ids); do
+		# a new ANA group starts inaccessible
+		g=$NVLAT_CFS/nvmet/ports/$id/ana_groups/2
+		{ mkdir "$g" && echo optimized > "$g/ana_state"; } ||
+			nvlat_err "no ANA group 2 on port $id" || return
+	done
+	{ truncate -s 256M "$1" && mkdir "$s/namespaces/2" &&
+		echo 2 > "$s/namespaces/2/ana_grpid" &&
+		echo "$1" > "$s/namespaces/2/device_path" &&
+		echo 1 > "$s/namespaces/2/enable"; } || nvlat_err "cannot add namespace 2" || return
+	nvlat_wait 20 nvlat_ns2_ready || nvlat_err "no head or paths for namespace 2"
+}
+
+# nvlat_ns_disk NSID ID: the path disk (nvmeXcYnZ) of namespace NSID on
+# port ID.
+nvlat_ns_disk() {
+	local c d
+	c=$(nvlat_ctrl "$2") || return
+	for d in /sys/class/nvme/"$c"/nvme*c*n"$1"; do
+		[ -e "$d/stat" ] && { echo "${d##*/}"; return 0; }
+	done
+	return 1
+}
+
+nvlat_ns2_ready() {
+	local id
+	nvlat_ns_head 2 > /dev/null || return
+	for id in $(nvlat_path_ids); do
+		nvlat_ns_disk 2 "$id" > /dev/null || return
+	done
+}
 
 # --- iopolicy ---------------------------------------------------------------
 

@@ -5,11 +5,16 @@
 #
 #   tools/vm/run.sh [-k bzImage] [-i initramfs] [-t timeout_s] [-a 'kernel args']
 #                   [-m mem] [-c cpus] [-p possible_cpus] [-r rundir] [-A kvm|tcg]
-#                   [-e VAR[=VALUE]]...
+#                   [-d] [-e VAR[=VALUE]]...
 #                   [-q] -- COMMAND [ARG...]
 #
 # -A defaults to $NVLAT_ACCEL or tcg: /dev/kvm on the bench host hangs the
 # guest before the first console line.
+# -d (or NVLAT_ICOUNT=1): deterministic clock.  TCG on one host thread with
+# instruction counting (-icount shift=0,sleep=off): the guest's clocks,
+# TSC included (1 GHz), advance by one nanosecond per executed instruction
+# and jump over idle time, so host load cannot move what the guest
+# measures; guest CPU time is instructions.  The vCPUs take turns.
 # The run directory ($CACHE/runs/<timestamp>-<pid> unless -r) is shared
 # read-write with the guest at the same path; it holds the guest command
 # script, console.log and exit-status, and is where COMMAND runs its
@@ -39,8 +44,9 @@ possible=
 rundir=
 quiet=
 acc=${NVLAT_ACCEL:-}
+icount=${NVLAT_ICOUNT:-}
 envs=()
-while getopts 'k:i:t:a:m:c:p:r:A:e:qh' o; do
+while getopts 'k:i:t:a:m:c:p:r:A:de:qh' o; do
 	case "$o" in
 	k) kernel=$OPTARG ;;
 	i) initrd=$OPTARG ;;
@@ -51,6 +57,7 @@ while getopts 'k:i:t:a:m:c:p:r:A:e:qh' o; do
 	p) possible=$OPTARG ;;
 	r) rundir=$OPTARG ;;
 	A) acc=$OPTARG ;;
+	d) icount=1 ;;
 	e)
 		case "${OPTARG%%=*}" in '' | [0-9]* | *[!A-Za-z0-9_]*) die "-e wants VAR or VAR=VALUE, not '$OPTARG'" ;; esac
 		[ "$OPTARG" != "${OPTARG%%=*}" ] || OPTARG="$OPTARG=${!OPTARG-}"
@@ -99,11 +106,19 @@ kvm) accel=(-accel kvm -cpu host) ;;
 tcg) accel=(-accel tcg) ;;
 *) die "-A wants kvm or tcg, not '$acc'" ;;
 esac
+case "$icount" in
+'' | 0) icount= ;;
+*)
+	[ "$acc" = tcg ] || die "-d needs TCG, not $acc"
+	accel=(-accel tcg,thread=single -icount shift=0,sleep=off) ;;
+esac
 # tsc=reliable: under TCG the TSCs fail the boot-time sync check and the
 # guest falls back to refined-jiffies, which makes every latency a multiple
 # of 4 ms and rounds netem delays to jiffies.
 append="console=ttyS0 numa=fake=2 null_blk.nr_devices=0 tsc=reliable"
 khz=$(host_tsc_khz)
+# under -icount the TSC counts virtual nanoseconds
+[ -z "$icount" ] || khz=1000000
 [ -z "$khz" ] || append="$append tsc_early_khz=$khz"
 append="$append nvlat.cmd=$rundir/guest-cmd.sh nvlat.work=$rundir nvlat.top=$TOP$extra"
 # Without ACPI the guest finds CPUs in the MP table, where SeaBIOS lists
@@ -123,7 +138,7 @@ qemu=(qemu-system-x86_64 "${accel[@]}" -m "$mem"
 printf '%q ' "${qemu[@]}" > "$rundir/qemu-cmd"
 echo >> "$rundir/qemu-cmd"
 
-step "booting ${kernel/#$HOME/\~} (${accel[1]}, timeout ${tmo}s), run dir $rundir"
+step "booting ${kernel/#$HOME/\~} (${accel[1]}${icount:+, icount}, timeout ${tmo}s), run dir $rundir"
 : > "$log"
 timeout -k 10 "$tmo" "${qemu[@]}" < /dev/null > "$log" 2>&1 &
 qpid=$!

@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # Independent capacity: two tcp paths rate-limited 4:1 by netem (24 and
 # 6 Mbit/s, far below what the guest moves).  Under latency 128 KiB
-# sequential reads at iodepth 16 reach >= 85% of the summed rates, with
-# the faster path carrying 65-90% of the bytes.
+# sequential reads at iodepth 16 reach >= 90% of what queue-depth reaches
+# on the same paths in the same boot (both after a warm-up, same runtime;
+# queue-depth fills both links, 90% of the wire rates in CI), with the
+# faster path carrying 65-90% of the bytes.  Against the wire rates alone
+# the criterion moved with the host: 84-96% over three runs.
 set -u
 # shellcheck source-path=SCRIPTDIR source=../../vm/lib.sh
 . "$(dirname "$0")/../../vm/lib.sh"
@@ -17,9 +20,11 @@ tmp=$(nvlat_tmpdir bw)
 nvlat_netem_set "$(nvlat_tcp_port 1)" rate "${fast_mbit}mbit" || tap_bail "netem failed"
 nvlat_netem_set "$(nvlat_tcp_port 2)" rate "${slow_mbit}mbit" || tap_bail "netem failed"
 nvlat_stat_disks
-# for the record: queue-depth on the same paths
+# the reference: queue-depth on the same paths, warmed up like latency
 nvlat_iopolicy_set queue-depth
-nvlat_fio "$tmp/qd.json" --filename="/dev/$NVLAT_HEAD" --rw=read --bs=128k --iodepth=16 --runtime=8
+nvlat_fio "$tmp/qwarm.json" --filename="/dev/$NVLAT_HEAD" --rw=read --bs=128k --iodepth=16 --runtime=3
+nvlat_fio "$tmp/qd.json" --filename="/dev/$NVLAT_HEAD" --rw=read --bs=128k --iodepth=16 \
+	--runtime="$runtime"
 tap_diag "queue-depth: $(nvlat_fio_summary "$tmp/qd.json" read)"
 nvlat_iopolicy_set latency
 nvlat_wait 5 nvlat_clat_attached 2
@@ -33,12 +38,14 @@ nvlat_sample_ios "$tmp/samples" "$runtime" 0.5
 wait "$fio"
 tap_result $? "fio 128k sequential read for ${runtime}s"
 tap_diag "$(nvlat_fio_summary "$tmp/f.json" read)"
-# payload limit: the rates are on the wire; allow for TCP/IP and PDU headers
 bw=$(nvlat_fio_bw_kib "$tmp/f.json" read)
+qd_bw=$(nvlat_fio_bw_kib "$tmp/qd.json" read)
 sum_kib=$(nvlat_calc "($fast_mbit + $slow_mbit) * 1000000 / 8 / 1024")
-pct=$(nvlat_calc "100 * $bw / $sum_kib")
-nvlat_cmp "$pct" '>=' 85
-tap_result $? "total $bw KiB/s is >= 85% of the summed rates ($sum_kib KiB/s): $pct%"
+tap_diag "of the summed wire rates ($sum_kib KiB/s): latency $(nvlat_calc "100 * $bw / $sum_kib")%," \
+	"queue-depth $(nvlat_calc "100 * $qd_bw / $sum_kib")%"
+pct=$(nvlat_calc "100 * $bw / $qd_bw")
+nvlat_cmp "$pct" '>=' 90
+tap_result $? "total $bw KiB/s is >= 90% of queue-depth's $qd_bw KiB/s: $pct%"
 share=$(awk 'NR == 1 { a = $4; b = $5 } { c = $4; d = $5 }
 	END { printf "%.1f\n", (c - a + d - b) ? 100 * (c - a) / (c - a + d - b) : 0 }' "$tmp/samples")
 nvlat_cmp "$share" '>=' 65 && nvlat_cmp "$share" '<=' 90

@@ -12,43 +12,15 @@ set -u
 . "$(dirname "$0")/../../vm/lib.sh"
 
 runtime=${NVLAT_RUNTIME:-8}
-sub=$NVLAT_CFS/nvmet/subsystems/$NVLAT_NQN
 tap_plan 5
 nvlat_setup tcp tcp || tap_bail "setup failed"
+trap nvlat_teardown EXIT
 tmp=$(nvlat_tmpdir twons)
-# cleanup: namespace 2 and ANA group 2 go before the ports and subsystem
-cleanup() {
-	{ echo 0 > "$sub/namespaces/2/enable"
-	  rmdir "$sub/namespaces/2" "$NVLAT_CFS"/nvmet/ports/[12]/ana_groups/2; } 2>/dev/null
-	rm -f "$tmp/ns2.img"
-	nvlat_teardown
-}
-trap cleanup EXIT
 nvlat_netem_set "$(nvlat_tcp_port 2)" delay 2500us || tap_bail "netem failed"
-for id in 1 2; do
-	# a new ANA group starts inaccessible
-	{ mkdir "$NVLAT_CFS/nvmet/ports/$id/ana_groups/2" &&
-		echo optimized > "$NVLAT_CFS/nvmet/ports/$id/ana_groups/2/ana_state"; } ||
-		tap_bail "no ANA group 2 on port $id"
-done
-truncate -s 256M "$tmp/ns2.img"
-{ mkdir "$sub/namespaces/2" && echo 2 > "$sub/namespaces/2/ana_grpid" &&
-	echo "$tmp/ns2.img" > "$sub/namespaces/2/device_path" &&
-	echo 1 > "$sub/namespaces/2/enable"; } || tap_bail "cannot add namespace 2"
+nvlat_ns2_add "$tmp/ns2.img" || tap_bail "cannot add namespace 2"
 nvlat_ana_set 2 inaccessible || tap_bail "ANA group 1 on port 2"
-
-# ns2_disk ID: the path disk of namespace 2 on port ID
-ns2_disk() {
-	local d
-	for d in /sys/class/nvme/"$(nvlat_ctrl "$1")"/nvme*c*n2; do
-		[ -e "$d/stat" ] && { echo "${d##*/}"; return 0; }
-	done
-	return 1
-}
-ns2_ready() { ns2_disk 1 > /dev/null && ns2_disk 2 > /dev/null && [ -b "/dev/${NVLAT_HEAD%n*}n2" ]; }
-nvlat_wait 20 ns2_ready || tap_bail "no paths for namespace 2"
-head2=${NVLAT_HEAD%n*}n2
-d1=$(ns2_disk 1) d2=$(ns2_disk 2)
+head2=$(nvlat_ns_head 2)
+d1=$(nvlat_ns_disk 2 1) d2=$(nvlat_ns_disk 2 2)
 ios() { awk '{ print $1 + $5 }' "/sys/block/$1/stat"; }
 
 # run NAME: namespace 1 loaded, namespace 2 at iodepth 1; prints namespace
@@ -82,6 +54,6 @@ qd=$(nvlat_fio_iops "$tmp/qd.json" read)
 nvlat_cmp "$lat" '>' "$qd"
 tap_result $? "namespace 2 IOPS latency > queue-depth ($lat > $qd)"
 nvlat_iopolicy_set numa
-echo 0 > "$sub/namespaces/2/enable"
-tap_ok "namespace 2 removed" rmdir "$sub/namespaces/2"
+tap_ok "teardown (namespace 2 first)" nvlat_teardown
+trap - EXIT
 tap_done
