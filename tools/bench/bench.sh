@@ -70,7 +70,8 @@ cmdline="tools/bench/bench.sh${quick:+ --quick} --rounds $rounds --runtime $runt
 [ -z "$icount" ] || cmdline="$cmdline --icount"
 [ "$given" = "$BUILD/arch/x86/boot/bzImage" ] || cmdline="$cmdline --kernel $given"
 [ -z "$base" ] || cmdline="$cmdline --base-kernel $base"
-echo "$cmdline" > "$out/command"
+# appended: a run may be completed by a second call with the same --out
+echo "$cmdline" >> "$out/command"
 {
 	echo "repo $(git -C "$TOP" describe --always --dirty 2>/dev/null || echo unknown)"
 	echo "tree $(git -C "$TREE" log -1 --format='%h %s' 2>/dev/null || echo unknown)"

@@ -384,7 +384,7 @@ cost_boot=patched/1
 
 	Command:
 
-	    $(cat "$res/command")
+	$(sed "s/^/    /" "$res/command")
 
 	Guest boot (\`tools/vm/run.sh\`):
 
