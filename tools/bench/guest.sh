@@ -9,8 +9,9 @@
 # BENCH_RAMP (1 s), BENCH_SHIFT (10 s between delay moves), BENCH_SCENARIOS,
 # BENCH_POLICIES.  Per run, in $BENCH_OUT/SCENARIO/: rROUND-POLICY.json
 # (fio), .stat (per path "IOS SECTORS" before, then after), .win (two
-# "TIME_US IDLE_CS IOS" lines inside the run, 1 s after the ramp and 1 s
-# before the end: the clock, the CPUs' summed idle time from /proc/uptime
+# "TIME_US IDLE_CS IOS" lines inside the run, 1 s after the ramp and about
+# 1 s before the end, counted from the first I/O: the clock, the CPUs'
+# summed idle time from /proc/uptime
 # and the I/Os completed on the paths, for the CPU time per I/O), for
 # shifting and symmetric .samples (as nvlat_sample_ios), and for shifting
 # .moves ("TIME NEWFASTPATH").
@@ -114,15 +115,37 @@ snap() {
 	done
 }
 
-# win: "TIME_US IDLE_CS IOS" (see the top), without a subprocess
-win() {
-	local d a e ios=0 idle
+# ios: I/Os completed on the paths, in REPLY, without a subprocess
+ios() {
+	local d a e
+	REPLY=0
 	for d in "${NVLAT_DISKS[@]}"; do
 		read -r a _ _ _ e _ < "/sys/block/$d/stat"
-		ios=$((ios + a + e))
+		REPLY=$((REPLY + a + e))
 	done
+}
+
+# win: "TIME_US IDLE_CS IOS" (see the top)
+win() {
+	local idle
+	ios
 	read -r _ idle < /proc/uptime
-	echo "${EPOCHREALTIME/[.,]/} ${idle/./} $ios"
+	echo "${EPOCHREALTIME/[.,]/} ${idle/./} $REPLY"
+}
+
+# io_started: wait up to 20 s for the first I/O of a run.  fio's start
+# varies: seconds under TCG, and on the deterministic clock every read of
+# a file through 9p lets the idle guest's clock jump to its next timer.
+io_started() {
+	local n0 k
+	ios
+	n0=$REPLY
+	for ((k = 0; k < 200; k++)); do
+		ios
+		[ "$REPLY" = "$n0" ] || return 0
+		nvlat_nap 0.1
+	done
+	return 1
 }
 
 # bench_fio OUT RUNTIME: fio with the common options global (before the
@@ -211,6 +234,7 @@ run_one() { # run_one SCEN ROUND POLICY
 		 nvlat_sample_ios "$base.samples" "$((3 * shift_s))" 0.1 "$t0")
 		wait $! || rc=1 ;;
 	*)
+		io_started || progress "$1 round $2 under $3: no I/O after 20 s"
 		nvlat_nap $((ramp + 1))
 		win > "$base.win"
 		if [ "$1" = symmetric ]; then
