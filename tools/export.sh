@@ -50,7 +50,9 @@ numbers = '(docs/benchmarks.md has not been generated yet: make bench)'
 if os.path.exists(bench):
     m = re.search(r'<!-- cover-begin -->\n(.*?)<!-- cover-end -->', open(bench).read(), re.S)
     if m:
-        numbers = m.group(1).strip('\n')
+        # without the markdown code fence around it
+        numbers = '\n'.join(l for l in m.group(1).split('\n')
+                             if l.strip() != '```').strip('\n')
 blurb = blurb.replace('@BENCH@', numbers)
 text = text.replace('*** SUBJECT HERE ***', subject)
 text = text.replace('*** BLURB HERE ***', blurb)

@@ -331,6 +331,55 @@ share_plot() {
 	echo "![$s: share of path 1 over time](bench-share-$s.png)"
 }
 
+# cover_row "DESCRIPTION" SCENARIO COLUMN: "latency / queue-depth (spread),
+# / oracle (spread)" for the cover letter; nothing when the scenario did
+# not run
+cover_row() {
+	local q o
+	[ -n "$(val "$2" latency "$3")" ] || return 0
+	q=$(rat "$2" latency "$3" queue-depth "$3") o=$(rat "$2" latency "$3" oracle "$3")
+	awk -v d="$1" -v q="$q" -v o="$o" 'BEGIN {
+		split(q, a, " "); split(o, b, " ")
+		printf "  %-44s %-22s %s\n", d, a[1] "x (" a[2] "-" a[3] ")", b[1] "x (" b[2] "-" b[3] ")" }'
+}
+
+# cover: the plain-text summary the cover letter quotes (between the
+# cover markers): where latency beats queue-depth, what it costs, equal
+# paths.  The criteria table stays in this document.
+cover() {
+	local p q
+	echo "Where latency beats queue-depth (QEMU TCG guest, nvmet tcp/loop, netem;"
+	echo "median of $(meta rounds) rounds, worst-best pairing of rounds in brackets):"
+	echo
+	printf '  %-44s %-22s %s\n' "" "latency/queue-depth" "latency/oracle"
+	cover_row "iodepth 1, +10 ms path first: reads, IOPS" qd1-slow-first iops
+	cover_row "  random writes, IOPS" qd1-write iops
+	cover_row "  writes each followed by a flush, IOPS" qd1-fsync iops
+	cover_row "two namespaces, the other loads path 1, IOPS" two-namespaces iops
+	cover_row "three paths, two +5 ms first, IOPS" three-paths iops
+	cover_row "+20 ms path first, 16 in flight, MiB/s" asym20-first mib
+	cover_row "+2 ms path, 4k-512k sizes, MiB/s" bssplit mib
+	cover_row "links 24 and 6 Mbit/s, 128k reads, MiB/s" bwlimit mib
+	if [ -n "$(val overhead queue-depth@patched cpu_ns)" ]; then
+		q=$(val overhead queue-depth@patched cpu_ns)
+		echo
+		echo "Cost: instructions per 4 KiB read (fio and the nvmet loop target included;"
+		echo "QEMU -icount, one vCPU, two loop paths, median of $(meta rounds patched/1) boot(s)):"
+		echo
+		for p in numa@base numa@patched round-robin@patched queue-depth@patched latency@patched; do
+			[ -n "$(val overhead "$p" cpu_ns)" ] || continue
+			printf '  %-12s %-8s %6.0f  (%.0f-%.0f)  x%s of queue-depth\n' "${p%@*}" "${p#*@}" \
+				"$(val overhead "$p" cpu_ns)" "${MIN[overhead,$p,cpu_ns]}" "${MAX[overhead,$p,cpu_ns]}" \
+				"$(calc "$(val overhead "$p" cpu_ns) / $q")"
+		done
+	fi
+	if [ -n "$(val symmetric latency mib)" ]; then
+		echo
+		echo "Equal paths (two tcp paths, 16 in flight): latency $(rat symmetric latency mib round-robin mib |
+			awk '{ printf "%sx round-robin (%s-%s)", $1, $2, $3 }'), path 1 carried $(cell symmetric latency share1 %.0f)%."
+	fi
+}
+
 # the path model's rows, when the main boot ran the KUnit suite
 model_rows() {
 	[ -f "$res/main/console.log" ] && grep -q 'model: ' "$res/main/console.log" || return 0
@@ -392,12 +441,18 @@ cost_boot=patched/1
 
 	## Criteria
 
-	<!-- cover-begin -->
 	$met met, $missed missed, $undecided undecided ($(meta rounds) round(s)).  A
 	criterion is met only when its ratio meets the target in the worst
 	pairing of rounds, missed when it misses it even in the best one.
 
 	$rat
+
+	The summary the cover letter quotes:
+
+	<!-- cover-begin -->
+	\`\`\`
+	$(cover)
+	\`\`\`
 	<!-- cover-end -->
 
 	## Cost: instructions per I/O
