@@ -484,7 +484,7 @@ cost_boot=patched/1
 		qd1-write) d="as qd1-slow-first with 4 KiB random writes." ;;
 		qd1-fsync) d="as qd1-slow-first with 4 KiB sequential writes, each followed by a flush (fio --fsync=1: a log writer).  IOPS count the writes." ;;
 		three-paths) d="three tcp paths, +5 ms round trip on paths 1 and 2 (connected first); 4 KiB randread as in symmetric.  The oracle has paths 1 and 2 ANA inaccessible." ;;
-		two-namespaces) d="two tcp paths, +5 ms round trip on path 2; two namespaces in ANA groups of their own.  Namespace 1 (inaccessible on path 2) keeps controller 1 busy (4 KiB randread, iodepth 4); namespace 2 (optimized on both) reads 4 KiB at iodepth 1 and is what the table shows (its IOPS, latencies and path shares).  The oracle makes namespace 2 inaccessible on path 2." ;;
+		two-namespaces) d="two tcp paths, +5 ms round trip on path 2; two namespaces in ANA groups of their own.  Namespace 1 (inaccessible on path 2) keeps controller 1 busy (4 KiB randread, iodepth 4); namespace 2 (optimized on both; a sparse 256 MiB file on the guest's 9p results share, so slower than null_blk) reads 4 KiB at iodepth 1 and is what the table shows (its IOPS, latencies and path shares).  The oracle makes namespace 2 inaccessible on path 2." ;;
 		esac
 		echo "### $s"
 		echo
