@@ -105,7 +105,7 @@ guest() {
 }
 
 all="symmetric asym2 asym20 asym20-first fabric shifting bwlimit mixed bssplit"
-all="$all qd1-slow-first qd1-write qd1-fsync three-paths two-namespaces"
+all="$all qd1-slow-first qd1-write qd1-fsync three-paths two-namespaces tiobench"
 main_scens=$(tr ' ' '\n' <<< "${scens:-$all}" | grep -vx overhead | tr '\n' ' ' || true)
 cost=1
 [ -z "$scens" ] || grep -qw overhead <<< "$scens" || cost=''

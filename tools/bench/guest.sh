@@ -27,7 +27,7 @@ rt=${BENCH_RUNTIME:-8}
 ramp=${BENCH_RAMP:-1}
 shift_s=${BENCH_SHIFT:-10}
 # (BENCH_SCENARIOS empty: all)
-scen_list=${BENCH_SCENARIOS:-symmetric asym2 asym20 asym20-first fabric shifting bwlimit mixed bssplit qd1-slow-first qd1-write qd1-fsync three-paths two-namespaces overhead}
+scen_list=${BENCH_SCENARIOS:-symmetric asym2 asym20 asym20-first fabric shifting bwlimit mixed bssplit qd1-slow-first qd1-write qd1-fsync three-paths two-namespaces tiobench overhead}
 want=${BENCH_POLICIES:-numa round-robin queue-depth latency oracle}
 mkdir -p "$out"
 progress() { echo "$*" >> "$out/progress"; echo "# $*"; }
@@ -92,6 +92,12 @@ scen_setup() {
 		args=(--name=load "--filename=/dev/$NVLAT_HEAD" --rw=randread --bs=4k --iodepth=4
 			--name=nvlat "--filename=/dev/$(nvlat_ns_head 2)" --rw=randread
 			--bs=4k --iodepth=1) ;;
+	tiobench)
+		# the job the 2024 latency RFC reported (tools/tiobench.fio: four
+		# stonewalled phases of RUNTIME each), on two equal tcp paths
+		nvlat_setup tcp tcp || return
+		export FILENAME=/dev/$NVLAT_HEAD SIZE=256m RUNTIME=$rt NUMJOBS=2
+		args=(--group_reporting "$top/tools/tiobench.fio") ;;
 	three-paths)
 		slow="1 2"
 		nvlat_setup tcp tcp tcp && nvlat_netem_set "$p1" delay 2500us &&

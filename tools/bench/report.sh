@@ -46,7 +46,7 @@ sdir() {
 meta() { awk -v k="$1" '$1 == k { $1 = ""; sub(/^ /, ""); print; exit }' "$res/${2:-main}/results/meta" 2>/dev/null; }
 POLS=(numa round-robin queue-depth latency oracle)
 SCENS=(symmetric asym2 asym20 asym20-first fabric shifting bwlimit mixed bssplit
-	qd1-slow-first qd1-write qd1-fsync three-paths two-namespaces)
+	qd1-slow-first qd1-write qd1-fsync three-paths two-namespaces tiobench)
 # summed netem rates of bwlimit (24 + 6 Mbit/s) in MiB/s
 SUMRATE=$(awk 'BEGIN { printf "%.4f", 30e6 / 8 / 1048576 }')
 
@@ -109,18 +109,23 @@ verdict() {
 		print v }'
 }
 
+# fmt X: 3 decimals below 10 (4 near 1), 3 significant digits above
+fmt() { awk -v x="$1" 'BEGIN { printf (x >= 10 ? "%.3g" : x > 0.95 && x < 1.05 ? "%.4f" : "%.3f"), x }'; }
+
 # crit SCENARIO "DESCRIPTION" MEDIAN LO HI OP TARGET: one row of the
-# criteria table; LO-HI is the spread of the value over the rounds
+# criteria table; LO-HI is the spread of the value over the rounds.  The
+# verdict is taken on the unrounded values.
 crit() {
-	local v=$3 range=$4–$5 vd tgt="$6 $7"
+	local v=$3 range vd tgt="$6 $7"
 	[ -n "$(sdir "$1")" ] || return 0
 	if [ -z "$v" ] || [ "$v" = nan ] || [ -z "$4" ]; then
 		vd="n/a" v="-" range="-"
 	else
 		vd=$(verdict "$4" "$5" "$6" "$7")
+		v=$(fmt "$v") range="$(fmt "$4")–$(fmt "$5")"
+		[ "$4" != "$5" ] || range=$(fmt "$4")
 	fi
 	[ "$6" != "=~" ] || tgt="1 ± $7"
-	[ "$4" != "$5" ] || range=$4
 	echo "| $1 | $2 | $v | $range | $tgt | $vd |"
 	echo "$vd" >> "$work/verdicts"
 }
@@ -140,8 +145,7 @@ rat() {
 	fi
 	awk -v a="$a" -v al="$al" -v ah="$ah" -v b="$b" -v bl="$bl" -v bh="$bh" 'BEGIN {
 		if (b + 0 == 0 || bl + 0 == 0) { print "- - -"; exit }
-		f = (a / b < 0.1 || a / b >= 10) ? "%.3g" : "%.3f"
-		printf f " " f " " f "\n", a / b, al / bh, ah / bl }'
+		printf "%.6g %.6g %.6g\n", a / b, al / bh, ah / bl }'
 }
 
 # critr SCENARIO "DESCRIPTION" PA CA PB CB OP TARGET: crit on rat
@@ -191,7 +195,9 @@ ratios() {
 		case "$s" in asym20*)
 			critr "$s" "latency p99 / queue-depth p99" latency p99 queue-depth p99 '<=' 0.5 ;;
 		esac
-		critr "$s" "latency MiB/s / round-robin" latency mib round-robin mib '>=' 2
+		# bssplit: TCG's own latency is of the order of the +2 ms
+		[ "$s" = bssplit ] ||
+			critr "$s" "latency MiB/s / round-robin" latency mib round-robin mib '>=' 2
 	done
 	critr three-paths "latency IOPS / oracle" latency iops oracle iops '>=' 0.95
 	critr three-paths "latency IOPS / queue-depth" latency iops queue-depth iops '>=' 1.00
@@ -222,6 +228,7 @@ plots() {
 		printf ' %s' "${POLS[@]}"
 		echo
 		for s in "${SCENS[@]}"; do
+			[ "$s" != tiobench ] || continue
 			printf '%s' "$s"
 			for p in "${POLS[@]}"; do
 				if [ "$s" = mixed ]; then
@@ -286,6 +293,37 @@ plots() {
 	EOF
 }
 
+# tio_table: MiB/s per phase of the tiobench job (one fio group per
+# phase, in the job file's order), median (min-max) over the rounds
+tio_table() {
+	local d p j
+	d=$(sdir tiobench)
+	echo "| policy | seqwrite MiB/s | randwrite MiB/s | seqread MiB/s | randread MiB/s | I/Os path 1 / 2 % |"
+	echo "|---|---|---|---|---|---|"
+	for p in "${POLS[@]}"; do
+		[ -n "$(val tiobench "$p" iops)" ] || continue
+		for j in "$d"/r*-"$p".json; do
+			sed -n '/^{/,$p' "$j" | jq -r '[.jobs[] | (.write.bw + .read.bw) / 1024 | tostring] | join(" ")'
+		done | awk -v p="$p" -v sh="$(cell tiobench "$p" share1 %.0f) / $(cell tiobench "$p" share2 %.0f)" '
+			{ for (i = 1; i <= 4; i++) v[i, NR] = $i }
+			END {
+				printf "| %s |", p
+				for (i = 1; i <= 4; i++) {
+					for (k = 1; k <= NR; k++) a[k] = v[i, k]
+					for (k = 2; k <= NR; k++) {
+						x = a[k]
+						for (m = k - 1; m >= 1 && a[m] > x; m--) a[m + 1] = a[m]
+						a[m + 1] = x
+					}
+					med = NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2
+					if (NR > 1) printf " %.1f (%.1f–%.1f) |", med, a[1], a[NR]
+					else printf " %.1f |", med
+				}
+				printf " %s |\n", sh
+			}'
+	done
+}
+
 # cost: instructions per I/O on the deterministic clock
 cost_table() {
 	local p qd
@@ -340,6 +378,10 @@ cover_row() {
 	q=$(rat "$2" latency "$3" queue-depth "$3") o=$(rat "$2" latency "$3" oracle "$3")
 	awk -v d="$1" -v q="$q" -v o="$o" 'BEGIN {
 		split(q, a, " "); split(o, b, " ")
+		for (i = 1; i <= 3; i++) {
+			a[i] = sprintf(a[i] >= 10 ? "%.0f" : "%.2f", a[i])
+			b[i] = sprintf(b[i] >= 10 ? "%.0f" : "%.2f", b[i])
+		}
 		printf "  %-44s %-22s %s\n", d, a[1] "x (" a[2] "-" a[3] ")", b[1] "x (" b[2] "-" b[3] ")" }'
 }
 
@@ -364,7 +406,7 @@ cover() {
 		q=$(val overhead queue-depth@patched cpu_ns)
 		echo
 		echo "Cost: instructions per 4 KiB read (fio and the nvmet loop target included;"
-		echo "QEMU -icount, one vCPU, two loop paths, median of $(meta rounds patched/1) boot(s)):"
+		echo "QEMU -icount, one vCPU, two loop paths, median of $(find "$res/patched" -mindepth 1 -maxdepth 1 -type d | wc -l) boots, min-max):"
 		echo
 		for p in numa@base numa@patched round-robin@patched queue-depth@patched latency@patched; do
 			[ -n "$(val overhead "$p" cpu_ns)" ] || continue
@@ -376,7 +418,7 @@ cover() {
 	if [ -n "$(val symmetric latency mib)" ]; then
 		echo
 		echo "Equal paths (two tcp paths, 16 in flight): latency $(rat symmetric latency mib round-robin mib |
-			awk '{ printf "%sx round-robin (%s-%s)", $1, $2, $3 }'), path 1 carried $(cell symmetric latency share1 %.0f)%."
+			awk '{ printf "%.2fx round-robin (%.2f-%.2f)", $1, $2, $3 }'), path 1 carried $(val symmetric latency share1)% (median)."
 	fi
 }
 
@@ -433,7 +475,7 @@ cost_boot=patched/1
 
 	Command:
 
-	$(sed "s/^/    /" "$res/command")
+	$(sed -e "s/^/    /" -e "s|$HOME|~|g" "$res/command")
 
 	Guest boot (\`tools/vm/run.sh\`):
 
@@ -485,6 +527,7 @@ cost_boot=patched/1
 		qd1-fsync) d="as qd1-slow-first with 4 KiB sequential writes, each followed by a flush (fio --fsync=1: a log writer).  IOPS count the writes." ;;
 		three-paths) d="three tcp paths, +5 ms round trip on paths 1 and 2 (connected first); 4 KiB randread as in symmetric.  The oracle has paths 1 and 2 ANA inaccessible." ;;
 		two-namespaces) d="two tcp paths, +5 ms round trip on path 2; two namespaces in ANA groups of their own.  Namespace 1 (inaccessible on path 2) keeps controller 1 busy (4 KiB randread, iodepth 4); namespace 2 (optimized on both; a sparse 256 MiB file on the guest's 9p results share, so slower than null_blk) reads 4 KiB at iodepth 1 and is what the table shows (its IOPS, latencies and path shares).  The oracle makes namespace 2 inaccessible on path 2." ;;
+		tiobench) d="the tiobench job the 2024 latency RFC reported (tools/tiobench.fio: sequential write, random write, sequential read, random read, 4 KiB direct, stonewalled phases of $(meta runtime) s, 2 jobs each, 256 MiB) on two equal tcp paths, for comparison with the RFC's numbers (there: 16 jobs over 32G FC to a brd target, round-robin against latency)." ;;
 		esac
 		echo "### $s"
 		echo
@@ -492,7 +535,7 @@ cost_boot=patched/1
 		echo
 		echo "    $(sed "s|/dev/nvme[0-9]*n[0-9]*|/dev/nvmeXnY|g" "$(sdir "$s")/fio-cmd")"
 		echo
-		table "$s"
+		if [ "$s" = tiobench ]; then tio_table; else table "$s"; fi
 		echo
 		case "$s" in
 		shifting) share_plot shifting "shifting: the +5 ms moves at $(meta shift) s and $((2 * $(meta shift))) s" ;;
