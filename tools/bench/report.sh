@@ -390,7 +390,7 @@ cover_row() {
 # paths.  The criteria table stays in this document.
 cover() {
 	local p q
-	echo "Where latency beats queue-depth (QEMU TCG guest, nvmet tcp/loop, netem;"
+	echo "Measured in a QEMU TCG guest (nvmet tcp and loop paths, netem delays;"
 	echo "median of $(meta rounds) rounds, worst-best pairing of rounds in brackets):"
 	echo
 	printf '  %-44s %-22s %s\n' "" "latency/queue-depth" "latency/oracle"
