@@ -2,12 +2,15 @@
 # Median, minimum and maximum over the rounds of every column of the runs
 # table that tools/bench/extract.sh prints; one output line per scenario,
 # policy and column: "scenario policy column median min max n".
+# -v names="NAME ...": other value columns (after scenario, round, policy).
 # (mawk: no asort, so a small insertion sort.)
 
 BEGIN {
 	FS = OFS = "\t"
-	split("iops mib p50 p99 p999 cpu_us share1 share2 bshare1 bshare2 " \
-		"large_mib large_p50 large_p99 large_p999 t90 t90 errors cpu_ns", col, " ")
+	if (names == "")
+		names = "iops mib p50 p99 p999 cpu_us share1 share2 bshare1 bshare2 " \
+			"large_mib large_p50 large_p99 large_p999 t90 t90 errors cpu_ns"
+	split(names, col, " ")
 }
 
 {

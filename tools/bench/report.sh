@@ -30,6 +30,15 @@ for k in patched base; do
 	done
 done
 awk -f "$here/aggregate.awk" "$work/runs.tsv" > "$work/agg.tsv"
+# tiobench: MiB/s per phase (one fio group per phase, in the job file's
+# order) as columns tio_seqwrite ... of its own
+for j in "$res"/main/results/tiobench/r*-*.json; do
+	[ -e "$j" ] || continue
+	r=${j##*/r}
+	printf 'tiobench\t%s\t%s\t' "${r%%-*}" "$(basename "${r#*-}" .json)"
+	sed -n '/^{/,$p' "$j" | jq -r '[.jobs[] | (.write.bw + .read.bw) / 1024 | tostring] | join("\t")'
+done | awk -v names="tio_seqwrite tio_randwrite tio_seqread tio_randread" \
+	-f "$here/aggregate.awk" >> "$work/agg.tsv"
 declare -A MED MIN MAX NUM
 while IFS=$'\t' read -r s p c med mn mx n; do
 	MED[$s,$p,$c]=$med MIN[$s,$p,$c]=$mn MAX[$s,$p,$c]=$mx NUM[$s,$p,$c]=$n
@@ -293,34 +302,14 @@ plots() {
 	EOF
 }
 
-# tio_table: MiB/s per phase of the tiobench job (one fio group per
-# phase, in the job file's order), median (min-max) over the rounds
+# tio_table: MiB/s per phase of the tiobench job
 tio_table() {
-	local d p j
-	d=$(sdir tiobench)
+	local p
 	echo "| policy | seqwrite MiB/s | randwrite MiB/s | seqread MiB/s | randread MiB/s | I/Os path 1 / 2 % |"
 	echo "|---|---|---|---|---|---|"
 	for p in "${POLS[@]}"; do
-		[ -n "$(val tiobench "$p" iops)" ] || continue
-		for j in "$d"/r*-"$p".json; do
-			sed -n '/^{/,$p' "$j" | jq -r '[.jobs[] | (.write.bw + .read.bw) / 1024 | tostring] | join(" ")'
-		done | awk -v p="$p" -v sh="$(cell tiobench "$p" share1 %.0f) / $(cell tiobench "$p" share2 %.0f)" '
-			{ for (i = 1; i <= 4; i++) v[i, NR] = $i }
-			END {
-				printf "| %s |", p
-				for (i = 1; i <= 4; i++) {
-					for (k = 1; k <= NR; k++) a[k] = v[i, k]
-					for (k = 2; k <= NR; k++) {
-						x = a[k]
-						for (m = k - 1; m >= 1 && a[m] > x; m--) a[m + 1] = a[m]
-						a[m + 1] = x
-					}
-					med = NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2
-					if (NR > 1) printf " %.1f (%.1f–%.1f) |", med, a[1], a[NR]
-					else printf " %.1f |", med
-				}
-				printf " %s |\n", sh
-			}'
+		[ -n "$(val tiobench "$p" tio_seqwrite)" ] || continue
+		echo "| $p | $(cell tiobench "$p" tio_seqwrite %.1f) | $(cell tiobench "$p" tio_randwrite %.1f) | $(cell tiobench "$p" tio_seqread %.1f) | $(cell tiobench "$p" tio_randread %.1f) | $(cell tiobench "$p" share1 %.0f) / $(cell tiobench "$p" share2 %.0f) |"
 	done
 }
 

@@ -237,17 +237,9 @@ nvlat_ctrl() { nvlat_paths | awk -v id="$1" '$1 == id { print $3; f = 1 } END { 
 # nvlat_transport ID
 nvlat_transport() { nvlat_paths | awk -v id="$1" '$1 == id { print $2; f = 1 } END { exit !f }'; }
 
-# nvlat_path_disk ID: hidden per-path disk (nvmeXcYnZ) of port ID.
-nvlat_path_disk() {
-	local c d
-	c=$(nvlat_ctrl "$1") || return
-	for d in /sys/class/nvme/"$c"/nvme*c*n*; do
-		[ -e "$d/stat" ] || continue
-		echo "${d##*/}"
-		return 0
-	done
-	return 1
-}
+# nvlat_path_disk ID: hidden per-path disk (nvmeXcYnZ) of port ID, the
+# first of its controller.
+nvlat_path_disk() { nvlat_ns_disk '*' "$1"; }
 
 # nvlat_port_of_disk DISK: port id whose path disk is DISK.
 nvlat_port_of_disk() {
@@ -380,19 +372,20 @@ nvlat_ana_set() {
 	local d
 	echo "$2" > "$NVLAT_CFS/nvmet/ports/$1/ana_groups/${3:-1}/ana_state" ||
 		nvlat_err "cannot set ANA state $2 on port $1" || return
-	d=$(nvlat_ns_disk "${3:-1}" "$1") || return
-	nvlat_wait 15 nvlat_ana_is "$1" "$2" "${3:-1}" ||
+	d=$(nvlat_ns_disk "${3:-*}" "$1") || return
+	nvlat_wait 15 nvlat_ana_is "$1" "$2" "${3:-*}" ||
 		nvlat_err "port $1: host still sees ANA state $(cat "/sys/block/$d/ana_state")"
 }
 
-# nvlat_ana_get ID [NSID]: host-side ANA state of the path through port ID.
+# nvlat_ana_get ID [NSID]: host-side ANA state of the path through port ID
+# (of its first disk without NSID).
 nvlat_ana_get() {
 	local d
-	d=$(nvlat_ns_disk "${2:-1}" "$1") || return
+	d=$(nvlat_ns_disk "${2:-*}" "$1") || return
 	cat "/sys/block/$d/ana_state"
 }
 
-nvlat_ana_is() { [ "$(nvlat_ana_get "$1" "${3:-1}")" = "$2" ]; }
+nvlat_ana_is() { [ "$(nvlat_ana_get "$1" "${3:-*}")" = "$2" ]; }
 
 # --- a second namespace -------------------------------------------------------
 
@@ -416,11 +409,12 @@ nvlat_ns2_add() {
 }
 
 # nvlat_ns_disk NSID ID: the path disk (nvmeXcYnZ) of namespace NSID on
-# port ID.
+# port ID; NSID '*': the first one.
 nvlat_ns_disk() {
 	local c d
 	c=$(nvlat_ctrl "$2") || return
-	for d in /sys/class/nvme/"$c"/nvme*c*n"$1"; do
+	# shellcheck disable=SC2231 # NSID may be the glob '*'
+	for d in /sys/class/nvme/"$c"/nvme*c*n$1; do
 		[ -e "$d/stat" ] && { echo "${d##*/}"; return 0; }
 	done
 	return 1
