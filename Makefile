@@ -11,7 +11,7 @@ export NVLAT_CACHE := $(CACHE)
 T := tools
 
 .PHONY: help deps tree apply reset-tree export check-sync kernel kernel-base profile scale \
-	kunit test test-debug torture demo bench bench-quick check check-selftest \
+	kunit test test-debug torture demo bench bench-quick bench-switch check check-selftest \
 	quilt-check maintainers send-dry-run clean
 
 help:
@@ -78,6 +78,10 @@ bench: kernel
 
 bench-quick: kernel
 	@$(T)/bench/bench.sh --quick
+
+## make bench-switch  what switching to and from latency costs running I/O
+bench-switch: kernel
+	@$(T)/bench/switch.sh
 
 ## make scale       estimator footprint and timer cost: 16 possible CPUs, 4 nodes, 128 paths
 scale: tree

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Build the unpatched base kernel (tag nvlat-base of the cached tree, in a
-# worktree at $CACHE/linux-base) with the test kernel's config, in its own
-# build directory, and print the bzImage path on stdout.  The bench boots
-# it for the overhead comparison.  Through ccache most objects come from
-# the patched builds.
+# worktree at $CACHE/linux-base) with the test kernel's config and the
+# given fragments, in its own build directory (default $CACHE/build-base),
+# and print the bzImage path on stdout.  The bench boots it for the cost
+# comparison.  Through ccache most objects come from the patched builds.
 #
-#   tools/bench/base-kernel.sh
+#   tools/bench/base-kernel.sh [OUT [FRAGMENT...]]
 set -eu
 # shellcheck source-path=SCRIPTDIR source=../common.sh
 . "$(dirname "$0")/../common.sh"
@@ -22,5 +22,7 @@ fi
 [ "$(git -C "$base" rev-parse HEAD)" = "$(git -C "$TREE" rev-parse 'nvlat-base^{commit}')" ] ||
 	git -C "$base" checkout -q --detach nvlat-base >&2
 tree_clean "$base" || die "$base has local changes"
-KSRC=$base "$TOP/tools/kernel.sh" "$CACHE/build-base" >&2
-echo "$CACHE/build-base/arch/x86/boot/bzImage"
+bout=${1:-$CACHE/build-base}
+[ $# -gt 0 ] && shift
+KSRC=$base "$TOP/tools/kernel.sh" "$bout" "$@" >&2
+echo "$bout/arch/x86/boot/bzImage"

@@ -11,15 +11,19 @@
 # docs/benchmarks.md and its plots.
 #
 #   tools/bench/bench.sh [--quick] [--rounds N] [--runtime S] [--scenarios 'A B']
-#                        [--kernel BZIMAGE] [--base-kernel BZIMAGE|none] [--icount]
-#                        [--no-docs] [--out DIR]
+#                        [--kernel BZIMAGE] [--cost-kernel BZIMAGE]
+#                        [--base-kernel BZIMAGE|none] [--icount] [--no-docs] [--out DIR]
 #
 # --quick: 1 round, 4 s runs, shifting in 5 s steps.  --kernel: the patched
-# kernel to test (default: the one 'make kernel' built).  --scenarios: a subset
+# kernel to test (default: the one 'make kernel' built).  --cost-kernel: the
+# patched kernel of the cost boots (default: built into $CACHE/build-cost
+# from the same tree with tools/vm/cost.config, the test kernel's config
+# without KUnit, as production kernels are built; the base kernel is built
+# the same way).  --scenarios: a subset
 # (for development; its report goes to the results dir, not docs/; no cost
 # boots unless the subset names overhead).  --base-kernel: the unpatched kernel
-# for the cost comparison (default: tools/bench/base-kernel.sh builds it; none
-# with --quick).  --icount: the main boot on the deterministic clock as well
+# for the cost comparison (default: tools/bench/base-kernel.sh builds it with
+# tools/vm/cost.config; none with --quick).  --icount: the main boot on the deterministic clock as well
 # (to compare the rankings of the two clocks).
 # Results (every fio JSON) stay in $CACHE/bench/<timestamp> unless --out.
 set -eu
@@ -33,7 +37,7 @@ usage() {
 	exit 2
 }
 
-rounds=3 runtime=8 shift_s=10 base=auto docs=1 out='' quick='' scens='' icount=''
+rounds=3 runtime=8 shift_s=10 base=auto docs=1 out='' quick='' scens='' icount='' ckernel=''
 kernel=$BUILD/arch/x86/boot/bzImage
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -43,6 +47,7 @@ while [ $# -gt 0 ]; do
 	--scenarios) scens=${2:?}; shift ;;
 	--icount) icount=1 ;;
 	--kernel) kernel=${2:?}; shift ;;
+	--cost-kernel) ckernel=${2:?}; shift ;;
 	--base-kernel) base=${2:?}; shift ;;
 	--no-docs) docs= ;;
 	--out) out=${2:?}; shift ;;
@@ -52,9 +57,18 @@ while [ $# -gt 0 ]; do
 done
 need jq awk gnuplot qemu-system-x86_64 fio
 [ -f "$kernel" ] || die "no test kernel at $kernel: run 'make kernel'"
+cost=1
+[ -z "$scens" ] || grep -qw overhead <<< "$scens" || cost=''
+if [ -n "$cost" ] && [ -z "$ckernel" ]; then
+	step "building the cost kernel (tools/vm/cost.config) in $CACHE/build-cost"
+	"$TOP/tools/kernel.sh" "$CACHE/build-cost" "$TOP/tools/vm/cost.config" >&2 ||
+		die "cost kernel build failed"
+	ckernel=$CACHE/build-cost/arch/x86/boot/bzImage
+fi
 if [ "$base" = auto ]; then
 	step "building the unpatched base kernel (tools/bench/base-kernel.sh)"
-	base=$("$TOP/tools/bench/base-kernel.sh") || die "base kernel build failed"
+	base=$("$TOP/tools/bench/base-kernel.sh" "$CACHE/build-base-cost" "$TOP/tools/vm/cost.config") ||
+		die "base kernel build failed"
 fi
 [ "$base" != none ] || base=''
 [ -z "$base" ] || [ -f "$base" ] || die "no base kernel at $base"
@@ -65,17 +79,20 @@ out=$(cd "$out" && pwd)
 cp -p "$kernel" "$out/bzImage"
 given=$kernel
 kernel=$out/bzImage
+[ -z "$cost" ] || cp -p "$ckernel" "$out/bzImage-cost"
 cmdline="tools/bench/bench.sh${quick:+ --quick} --rounds $rounds --runtime $runtime"
 [ -z "$scens" ] || cmdline="$cmdline --scenarios $(printf %q "$scens")"
 [ -z "$icount" ] || cmdline="$cmdline --icount"
 [ "$given" = "$BUILD/arch/x86/boot/bzImage" ] || cmdline="$cmdline --kernel $given"
 [ -z "$base" ] || cmdline="$cmdline --base-kernel $base"
+[ -z "$cost" ] || cmdline="$cmdline --cost-kernel $ckernel"
 # appended: a run may be completed by a second call with the same --out
 echo "$cmdline" >> "$out/command"
 {
 	echo "repo $(git -C "$TOP" describe --always --dirty 2>/dev/null || echo unknown)"
 	echo "tree $(git -C "$TREE" log -1 --format='%h %s' 2>/dev/null || echo unknown)"
 	echo "bzimage $(date -u -r "$kernel" '+%Y-%m-%d %H:%M UTC') $(sha256sum < "$kernel" | cut -c1-12)"
+	[ -z "$cost" ] || echo "cost_bzimage $(sha256sum < "$out/bzImage-cost" | cut -c1-12) (tools/vm/cost.config)"
 } > "$out/source"
 
 # guest RUNDIR KERNEL TIMEOUT [RUN.SH OPTION...] [VAR=VALUE...]: one boot
@@ -107,8 +124,6 @@ guest() {
 all="symmetric asym2 asym20 asym20-first fabric shifting bwlimit mixed bssplit"
 all="$all qd1-slow-first qd1-write qd1-fsync three-paths two-namespaces tiobench"
 main_scens=$(tr ' ' '\n' <<< "${scens:-$all}" | grep -vx overhead | tr '\n' ' ' || true)
-cost=1
-[ -z "$scens" ] || grep -qw overhead <<< "$scens" || cost=''
 # one run is about runtime + ramp + 4 s; shifting 3 * shift_s longer
 n=$(wc -w <<< "$main_scens")
 est=$(((n * 5 * (runtime + 5) + 5 * (3 * shift_s + 3)) * rounds + 30 * n + 60))
@@ -130,7 +145,7 @@ if [ -n "$cost" ]; then
 	[ -z "$base" ] || cp -p "$base" "$out/bzImage-base"
 	for r in $(seq "$rounds"); do
 		step "cost (-icount, 1 vCPU), patched kernel, boot $r of $rounds"
-		guest "$out/patched/$r" "$kernel" $((cost_est * 3)) -d -c1 BENCH_ROUNDS=1 \
+		guest "$out/patched/$r" "$out/bzImage-cost" $((cost_est * 3)) -d -c1 BENCH_ROUNDS=1 \
 			BENCH_SCENARIOS=overhead BENCH_POLICIES="numa round-robin queue-depth latency" ||
 			die "patched kernel run failed; see $out/patched/$r/console.log"
 		[ -n "$base" ] || continue

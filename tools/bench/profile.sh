@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Where the instructions go in the overhead scenario, per iopolicy: builds
-# the test kernel with perf events (tools/vm/perf.config, in
-# $CACHE/build-perf; cold about 20 minutes, ccache shares nothing with
-# the test kernel since every object sees the changed config), boots it on
+# the test kernel with perf events and without KUnit, as the cost kernels
+# of the bench (tools/vm/perf.config and cost.config, in $CACHE/build-perf;
+# cold about 20 minutes, ccache shares little with the test kernel since
+# most objects see the changed config), boots it on
 # the deterministic clock with one vCPU (run.sh -d: cpu-clock samples then
 # fall every N instructions) and runs tools/bench/profile-guest.sh, then
 # prints the share of samples in the functions the iopolicies and the
@@ -21,7 +22,7 @@ secs=${1:-8}
 case "$secs" in '' | *[!0-9]*) die "SECONDS must be a number" ;; esac
 need perf jq
 out=$CACHE/build-perf
-"$TOP/tools/kernel.sh" "$out" "$TOP/tools/vm/perf.config"
+"$TOP/tools/kernel.sh" "$out" "$TOP/tools/vm/perf.config" "$TOP/tools/vm/cost.config"
 rd=$CACHE/profile/$(date +%Y%m%d-%H%M%S)
 mkdir -p "$rd"
 "$TOP/tools/vm/run.sh" -q -k "$out/arch/x86/boot/bzImage" -t $((secs * 20 + 600)) -d -c1 -r "$rd" -- \

@@ -460,7 +460,9 @@ cost_boot=patched/1
 	  nanosecond per executed instruction and skips idle time, so guest CPU
 	  time per I/O is instructions per I/O (fio's included) and host load
 	  cannot move it.  $(meta rounds $cost_boot) run(s) per policy and boot, one boot
-	  per kernel and round.
+	  per kernel and round.  The cost kernels are built as production kernels
+	  are, without KUnit (\`tools/vm/cost.config\`; $(src cost_bzimage | cut -d' ' -f1)):
+	  with KUnit the functions the tests reach are global and not inlined.
 
 	Command:
 
