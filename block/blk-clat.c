@@ -7,14 +7,15 @@
  * numbers, and reads a decayed completion latency estimate per NUMA node,
  * direction and I/O size class when it picks a queue.
  *
- * I/O path: the ->done hook takes completion time - io_start_time_ns (block
- * statistics accounting is enabled while attached) and adds it, with a count
+ * I/O path: blk_stat_add() passes completion time - io_start_time_ns (block
+ * statistics accounting is enabled while attached), with the timestamp that
+ * the completion took once for its batch; the sample is added, with a count
  * of one, to a word of the submitting CPU's counters for the request's
  * direction and size class (one atomic add, on a line that CPU owns), then
  * marks that CPU active.  No locks, no shared writes in steady state.
  * Requests that never started, passthrough requests and requests without
- * RQF_STATS (drivers clear it for failed and failed-over requests) are not
- * samples.
+ * RQF_STATS (blk_clat_discard() clears it for requests that failed or
+ * failed over) are not samples.
  *
  * Window timer: every win_nsec the counters of the CPUs marked active are
  * taken (exchanged for zero) into the buckets of their NUMA node, so the
@@ -296,13 +297,26 @@ VISIBLE_IF_KUNIT void blk_clat_add_sample(struct blk_clat *clat, int cpu,
 }
 EXPORT_SYMBOL_IF_KUNIT(blk_clat_add_sample);
 
-static void blk_clat_done(struct rq_qos *rqos, struct request *rq)
+DEFINE_STATIC_KEY_FALSE(blk_clat_attached);
+
+/**
+ * __blk_clat_done - take a completed request's latency as a sample
+ * @rq: a request with RQF_STATS, completing
+ * @lat_ns: its completion latency in ns, from the completion's timestamp
+ *
+ * Called from blk_stat_add(), so that a batch of completions shares one
+ * clock read, and only while some queue has a tracker.
+ *
+ * Context: any; the request holds its queue's usage counter, so the tracker
+ * cannot go away.
+ */
+void __blk_clat_done(struct request *rq, u64 lat_ns)
 {
-	struct blk_clat *clat = rqos_to_clat(rqos);
-	u64 start = rq->io_start_time_ns, now;
+	struct rq_qos *rqos = rq_qos_id(rq->q, RQ_QOS_CLAT);
+	struct blk_clat *clat;
 	bool write;
 
-	if (!(rq->rq_flags & RQF_STATS) || !start)
+	if (!rqos)
 		return;
 	switch (req_op(rq)) {
 	case REQ_OP_READ:
@@ -315,14 +329,28 @@ static void blk_clat_done(struct rq_qos *rqos, struct request *rq)
 		return;
 	}
 
-	now = blk_time_get_ns();
+	clat = rqos_to_clat(rqos);
 	blk_clat_add_sample(clat, rq->mq_ctx->cpu, write,
-			    (u64)rq->stats_sectors << SECTOR_SHIFT,
-			    now > start ? now - start : 1);
-
+			    (u64)rq->stats_sectors << SECTOR_SHIFT, lat_ns);
 	if (!timer_pending(&clat->timer))
 		mod_timer(&clat->timer, jiffies + READ_ONCE(clat->win_jiffies));
 }
+
+/**
+ * blk_clat_discard - keep a request's completion out of the estimates
+ * @rq: a request that has started and not yet completed
+ *
+ * For a driver that ends a request the device did not serve: it failed, or
+ * its bios moved to another queue.  Its latency says nothing about how long
+ * the queue's next request will take.  Block statistics skip it as well.
+ *
+ * Context: any, before the request completes.
+ */
+void blk_clat_discard(struct request *rq)
+{
+	rq->rq_flags &= ~RQF_STATS;
+}
+EXPORT_SYMBOL_GPL(blk_clat_discard);
 
 /*
  * Take the samples of the CPUs marked active into the pending sums of their
@@ -517,6 +545,7 @@ static void blk_clat_exit(struct rq_qos *rqos)
 
 	timer_shutdown_sync(&clat->timer);
 	blk_stat_disable_accounting(rqos->disk->queue);
+	static_branch_dec(&blk_clat_attached);
 	blk_clat_free(clat);
 }
 
@@ -656,7 +685,6 @@ static const struct blk_mq_debugfs_attr blk_clat_debugfs_attrs[] = {
 #endif /* CONFIG_BLK_DEBUG_FS */
 
 static const struct rq_qos_ops blk_clat_rqos_ops = {
-	.done = blk_clat_done,
 	.exit = blk_clat_exit,
 #ifdef CONFIG_BLK_DEBUG_FS
 	.debugfs_attrs = blk_clat_debugfs_attrs,
@@ -751,6 +779,7 @@ struct blk_clat *blk_clat_attach(struct gendisk *disk)
 		ret = rq_qos_add(&new->rqos, disk, RQ_QOS_CLAT,
 				 &blk_clat_rqos_ops);
 		if (!ret) {
+			static_branch_inc(&blk_clat_attached);
 			blk_stat_enable_accounting(q);
 			clat = new;
 			new = NULL;

@@ -7,6 +7,7 @@
 #define BLK_CLAT_INTERNAL_H
 
 #include <linux/blk-clat.h>
+#include <linux/jump_label.h>
 #include <linux/time64.h>
 #include <linux/types.h>
 
@@ -67,6 +68,24 @@ enum blk_clat_tunable {
 	BLK_CLAT_STALE_WINDOWS,
 	BLK_CLAT_NR_TUNABLES,
 };
+
+struct request;
+
+#ifdef CONFIG_BLK_CLAT
+DECLARE_STATIC_KEY_FALSE(blk_clat_attached);
+void __blk_clat_done(struct request *rq, u64 lat_ns);
+
+/* a request's completion latency, if any queue has a tracker */
+static inline void blk_clat_done(struct request *rq, u64 lat_ns)
+{
+	if (static_branch_unlikely(&blk_clat_attached))
+		__blk_clat_done(rq, lat_ns);
+}
+#else
+static inline void blk_clat_done(struct request *rq, u64 lat_ns)
+{
+}
+#endif
 
 unsigned int blk_clat_size_class(u64 bytes);
 unsigned int blk_clat_index(int node, bool write, unsigned int class);

@@ -10,6 +10,7 @@
 #include <linux/types.h>
 
 struct gendisk;
+struct request;
 struct blk_clat;
 
 /* fixed point of blk_clat_estimate.inflight_mean */
@@ -41,6 +42,7 @@ struct blk_clat_estimate {
 #if IS_ENABLED(CONFIG_BLK_CLAT)
 struct blk_clat *blk_clat_attach(struct gendisk *disk);
 void blk_clat_detach(struct gendisk *disk);
+void blk_clat_discard(struct request *rq);
 void blk_clat_read(const struct blk_clat *clat, int node, bool write,
 		   unsigned int bytes, unsigned long now,
 		   struct blk_clat_estimate *est);
@@ -59,6 +61,10 @@ static inline struct blk_clat *blk_clat_attach(struct gendisk *disk)
 }
 
 static inline void blk_clat_detach(struct gendisk *disk)
+{
+}
+
+static inline void blk_clat_discard(struct request *rq)
 {
 }
 

@@ -48,54 +48,64 @@ static u64 nvme_lat_load_ns(const struct nvme_lat_path *p)
 VISIBLE_IF_KUNIT int nvme_lat_choose(const struct nvme_lat_path *p, int nr,
 				     unsigned int rotor)
 {
-	u32 min_lat = U32_MAX;
-	u64 band, cost, best_cost;
+	int i, j, best = -1, other = -1, probe = -1, probe_wrap = -1;
 	u8 tier = NVME_LAT_UNUSABLE;
-	int i, j, best = -1;
+	u32 min_lat = U32_MAX;
+	u64 band, cost, other_cost = U64_MAX;
 
 	nr = min(nr, NVME_LAT_MAX_PATHS);
 	if (nr <= 0)
 		return -1;
-	for (i = 0; i < nr; i++)
-		tier = min(tier, p[i].tier);
-	if (tier == NVME_LAT_UNUSABLE)
-		return -1;
 	rotor %= nr;
 
-	for (j = 0, i = rotor; j < nr; j++, i = i + 1 < nr ? i + 1 : 0)
-		if (p[i].tier == tier && p[i].probe)
-			return i;
-
-	for (i = 0; i < nr; i++)
-		if (p[i].tier == tier && p[i].lat_ns)
+	/* the best tier, its lowest estimate and its first probe from @rotor */
+	for (i = 0; i < nr; i++) {
+		if (p[i].tier > tier)
+			continue;
+		if (p[i].tier < tier) {
+			tier = p[i].tier;
+			min_lat = U32_MAX;
+			probe = -1;
+			probe_wrap = -1;
+		}
+		if (p[i].lat_ns)
 			min_lat = min(min_lat, p[i].lat_ns);
+		if (p[i].probe && probe < 0 && i >= rotor)
+			probe = i;
+		if (p[i].probe && probe_wrap < 0 && i < rotor)
+			probe_wrap = i;
+	}
+	if (tier == NVME_LAT_UNUSABLE)
+		return -1;
+	if (probe >= 0 || probe_wrap >= 0)
+		return probe >= 0 ? probe : probe_wrap;
+
 	/* no estimates (min_lat U32_MAX): every path is in the band */
 	band = (u64)min_lat + (min_lat >> 2);
 
-	/* similar estimates: compare outstanding I/O */
+	/*
+	 * Similar estimates: compare outstanding I/O.  Really different ones:
+	 * the cheapest path outside the band at the current loads.
+	 */
 	for (j = 0, i = rotor; j < nr; j++, i = i + 1 < nr ? i + 1 : 0) {
-		if (p[i].tier != tier ||
-		    (p[i].lat_ns ? p[i].lat_ns : U32_MAX) > band)
+		if (p[i].tier != tier)
 			continue;
-		if (best < 0 || p[i].inflight < p[best].inflight ||
-		    (p[i].inflight == p[best].inflight &&
-		     p[i].lat_ns < p[best].lat_ns))
-			best = i;
-	}
-	if (min_lat == U32_MAX)
-		return best;
-
-	/* really different: price the difference at the current loads */
-	best_cost = max_t(u64, p[best].lat_ns, nvme_lat_load_ns(&p[best]));
-	for (j = 0, i = rotor; j < nr; j++, i = i + 1 < nr ? i + 1 : 0) {
-		if (p[i].tier != tier || !p[i].lat_ns || p[i].lat_ns <= band)
-			continue;
-		cost = max(band, nvme_lat_load_ns(&p[i]));
-		if (cost < best_cost) {
-			best_cost = cost;
-			best = i;
+		if ((p[i].lat_ns ? p[i].lat_ns : U32_MAX) <= band) {
+			if (best < 0 || p[i].inflight < p[best].inflight ||
+			    (p[i].inflight == p[best].inflight &&
+			     p[i].lat_ns < p[best].lat_ns))
+				best = i;
+		} else if (p[i].lat_ns) {
+			cost = max(band, nvme_lat_load_ns(&p[i]));
+			if (cost < other_cost) {
+				other_cost = cost;
+				other = i;
+			}
 		}
 	}
+	if (other >= 0 &&
+	    other_cost < max_t(u64, p[best].lat_ns, nvme_lat_load_ns(&p[best])))
+		return other;
 	return best;
 }
 EXPORT_SYMBOL_IF_KUNIT(nvme_lat_choose);
@@ -234,10 +244,11 @@ static void nvme_lat_read(struct nvme_ns_head *head, struct nvme_ns *ns,
 struct nvme_ns *nvme_latency_path(struct nvme_ns_head *head, struct bio *bio)
 	__must_hold_shared(&head->srcu)
 {
-	struct nvme_lat_path p[NVME_LAT_MAX_PATHS];
-	struct nvme_ns *path[NVME_LAT_MAX_PATHS];
-	unsigned long *probe_next[NVME_LAT_MAX_PATHS];
-	struct blk_clat_estimate est;
+	/* filled in below before use: not worth zeroing 512 bytes per I/O */
+	struct nvme_lat_path p[NVME_LAT_MAX_PATHS] __uninitialized;
+	struct nvme_ns *path[NVME_LAT_MAX_PATHS] __uninitialized;
+	unsigned long *probe_next[NVME_LAT_MAX_PATHS] __uninitialized;
+	struct blk_clat_estimate est __uninitialized;
 	unsigned long now = jiffies;
 	unsigned int bytes = bio ? bio->bi_iter.bi_size : 0;
 	/* a flush goes where the writes it follows do */
