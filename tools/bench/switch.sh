@@ -10,12 +10,14 @@
 # --icount: on the deterministic clock (tools/vm/run.sh -d), which host load
 # cannot move; times are then in instructions (1 ns each).
 #
-#   tools/bench/switch.sh [--rounds N] [--runtime S] [--period S] [--icount] [--out DIR]
+#   tools/bench/switch.sh [--rounds N] [--runtime S] [--period S] [--icount]
+#                         [--kernel BZIMAGE] [--out DIR]
 set -eu
 # shellcheck source-path=SCRIPTDIR source=../common.sh
 . "$(dirname "$0")/../common.sh"
 
 rounds=3 runtime=10 period=0.5 out='' icount='' slow=1
+kernel=$BUILD/arch/x86/boot/bzImage
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--rounds) rounds=${2:?}; shift ;;
@@ -23,6 +25,7 @@ while [ $# -gt 0 ]; do
 	--period) period=${2:?}; shift ;;
 	--out) out=${2:?}; shift ;;
 	--icount) icount=-d slow=4 ;;
+	--kernel) kernel=${2:?}; shift ;;
 	*) sed -n '3,/^set -eu/{/^set/d;s/^# \{0,1\}//;p}' "$0" >&2; exit 2 ;;
 	esac
 	shift
@@ -30,7 +33,7 @@ done
 need jq
 [ -n "$out" ] || out=$CACHE/bench/switch-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
-cp -p "$BUILD/arch/x86/boot/bzImage" "$out/bzImage"
+cp -p "$kernel" "$out/bzImage"
 step "switch bench: $rounds round(s) of ${runtime}s runs${icount:+ (icount)}, results in $out"
 "$TOP/tools/vm/run.sh" -q $icount -k "$out/bzImage" -t $((rounds * 6 * (runtime + 15) * slow + 300)) \
 	-r "$out/guest" -e BENCH_ROUNDS="$rounds" -e BENCH_RUNTIME="$runtime" \
