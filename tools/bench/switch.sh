@@ -24,7 +24,7 @@ while [ $# -gt 0 ]; do
 	--runtime) runtime=${2:?}; shift ;;
 	--period) period=${2:?}; shift ;;
 	--out) out=${2:?}; shift ;;
-	--icount) icount=-d slow=4 ;;
+	--icount) icount=-d slow=10 ;;
 	--kernel) kernel=${2:?}; shift ;;
 	*) sed -n '3,/^set -eu/{/^set/d;s/^# \{0,1\}//;p}' "$0" >&2; exit 2 ;;
 	esac
