@@ -65,6 +65,8 @@ if [ -n "$cost" ] && [ -z "$ckernel" ]; then
 		die "cost kernel build failed"
 	ckernel=$CACHE/build-cost/arch/x86/boot/bzImage
 fi
+# the base kernel is only booted for the cost: no cold build without it
+[ -n "$cost" ] || base=none
 if [ "$base" = auto ]; then
 	step "building the unpatched base kernel (tools/bench/base-kernel.sh)"
 	base=$("$TOP/tools/bench/base-kernel.sh" "$CACHE/build-base-cost" "$TOP/tools/vm/cost.config") ||

@@ -437,8 +437,7 @@ cost_boot=patched/1
 
 	- Kernel: Linux \`$(meta uname_r)\` \`$(meta uname_v)\` with the series, built
 	  $(src bzimage) from the work tree at \`$(src tree)\`
-	  (repository at $(src repo)).
-	$(if [ -f "$res/note" ]; then sed 's/^/  /; 1s/^  /- /' "$res/note"; fi)
+	  (repository at $(src repo)).$(if [ -f "$res/note" ]; then echo; sed 's/^/  /; 1s/^  /- /' "$res/note"; fi)
 	- Host: $(nproc) CPUs ($(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)),
 	  $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $(. /etc/os-release && echo "$PRETTY_NAME").
 	- Guest: $(qemu-system-x86_64 --version | head -n 1), TCG (no KVM), $(meta nproc) vCPUs,

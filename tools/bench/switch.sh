@@ -43,9 +43,9 @@ step "switch bench: $rounds round(s) of ${runtime}s runs${icount:+ (icount)}, re
 # TOPO ROUND MODE JSON N ATT DET -> the aggregate's input (tab separated)
 while read -r topo r mode json n att det; do
 	f=$out/guest/results/${json##*/}
-	jq -r --arg t "$topo" --arg r "$r" --arg m "$mode" --arg n "$n" --arg a "$att" --arg d "$det" \
+	sed -n '/^{/,$p' "$f" | jq -r --arg t "$topo" --arg r "$r" --arg m "$mode" --arg n "$n" --arg a "$att" --arg d "$det" \
 		'.jobs[0].read | [$t, $r, $m, .iops, .clat_ns.max / 1000,
-		 .clat_ns.percentile["99.900000"] / 1000, $n, $a, $d] | @tsv' "$f"
+		 .clat_ns.percentile["99.900000"] / 1000, $n, $a, $d] | @tsv'
 done < "$out/guest/results/runs" > "$out/runs.tsv"
 echo "| paths | mode | IOPS | max latency (us) | p99.9 (us) | switches | attach (ms) | detach (ms) |"
 echo "|---|---|---|---|---|---|---|---|"
