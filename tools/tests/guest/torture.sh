@@ -174,13 +174,36 @@ op_ana() {
 	echo "$REPLY" > "$cfs/ports/$id/ana_groups/1/ana_state" || opfail "ana $id $REPLY"
 	ana[$id]=$REPLY
 }
+# op_reset ID: reset the controller of ID, or of another path when ID is
+# not usable; with a single usable path, bring one back instead (a reset
+# refused until the end of a short run failed 70-torture in CI, seed 180959)
 op_reset() {
-	local id=$1
-	usable "$id" && others_usable "$id" || return 1
+	local id=$1 i
+	for i in $id 1 2 3; do
+		usable "$i" && others_usable "$i" && break
+	done
+	usable "$i" && others_usable "$i" || { repair; return 1; }
+	id=$i
 	oplog "reset ${ctrl[$id]} (port $id)"
 	# EBUSY when a reset is already under way: not a failure
 	echo 1 > "/sys/class/nvme/${ctrl[$id]}/reset_controller" 2> /dev/null
 	return 0
+}
+# repair: undo one fault that keeps a path unusable
+repair() {
+	local id
+	for id in 2 3; do
+		[ -n "${linked[$id]}" ] || { op_link "$id"; return; }
+		[ -z "${hole[$id]}" ] || { hole_end "$id"; return; }
+	done
+	for id in 1 2 3; do
+		[ -z "${gone[$id]}" ] && [ "${ana[$id]}" = inaccessible ] || continue
+		oplog "ana port $id optimized"
+		echo optimized > "$cfs/ports/$id/ana_groups/1/ana_state" || opfail "ana $id optimized"
+		ana[$id]=optimized
+		return
+	done
+	[ -z "${gone[1]}" ] || op_loop_ctrl
 }
 op_netem() {
 	local id=$(( 2 + RANDOM % 2 ))
