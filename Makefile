@@ -10,7 +10,7 @@ CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/nvme-latency
 export NVLAT_CACHE := $(CACHE)
 T := tools
 
-.PHONY: help deps tree apply reset-tree export check-sync kernel kernel-base profile scale \
+.PHONY: help deps tree apply reset-tree export check-sync kernel kernel-base profile scale test-fault \
 	kunit test test-debug torture demo bench bench-quick bench-switch check check-selftest \
 	quilt-check maintainers send-dry-run clean
 
@@ -60,6 +60,10 @@ test: deps
 ## make test-debug  lifetime tests and a short torture on a KASAN/lockdep/kmemleak kernel
 test-debug: tree
 	@$(T)/test-debug.sh
+
+## make test-fault  guest tests that need fault injection (80) on a failslab kernel
+test-fault: tree
+	@$(T)/test-fault.sh
 
 ## make torture [TORTURE_SECONDS=600] [SEED=n]   fault torture on the debug kernel
 TORTURE_SECONDS ?= 600

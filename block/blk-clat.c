@@ -133,24 +133,6 @@ static inline struct blk_clat *rqos_to_clat(struct rq_qos *rqos)
 }
 
 /**
- * blk_clat_size_class - size class of an I/O
- * @bytes: I/O size in bytes
- *
- * Return: 0 for up to 4 KiB, 1 for up to 16 KiB, 2 for up to 64 KiB, 3 for up
- * to 256 KiB and 4 for anything larger.
- */
-unsigned int blk_clat_size_class(u64 bytes)
-{
-	unsigned int bits;
-
-	if (bytes <= SZ_4K)
-		return 0;
-	bits = fls64(bytes - 1);	/* 13 .. 64 */
-	return min_t(unsigned int, (bits - 11) / 2, BLK_CLAT_NR_CLASSES - 1);
-}
-EXPORT_SYMBOL_IF_KUNIT(blk_clat_size_class);
-
-/**
  * blk_clat_mean_ns - mean of a window's samples
  * @sum_ns: summed completion latencies in ns
  * @nr: number of samples
@@ -254,22 +236,6 @@ int blk_clat_tunable_check(enum blk_clat_tunable t, u64 val)
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(blk_clat_tunable_check);
-
-/**
- * blk_clat_index - bucket of a (node, direction, size class)
- * @node: NUMA node; anything outside 0 .. nr_node_ids - 1 counts as node 0
- * @write: true for writes
- * @class: size class from blk_clat_size_class()
- *
- * Return: index into the nr_node_ids * 2 * 5 buckets of a tracker.
- */
-unsigned int blk_clat_index(int node, bool write, unsigned int class)
-{
-	if (node < 0 || node >= nr_node_ids)
-		node = 0;
-	return (node * BLK_CLAT_NR_DIRS + write) * BLK_CLAT_NR_CLASSES + class;
-}
-EXPORT_SYMBOL_IF_KUNIT(blk_clat_index);
 
 /**
  * blk_clat_add_sample - account one completion

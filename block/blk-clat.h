@@ -7,7 +7,11 @@
 #define BLK_CLAT_INTERNAL_H
 
 #include <linux/blk-clat.h>
+#include <linux/bitops.h>
 #include <linux/jump_label.h>
+#include <linux/minmax.h>
+#include <linux/nodemask.h>
+#include <linux/sizes.h>
 #include <linux/time64.h>
 #include <linux/types.h>
 
@@ -69,6 +73,39 @@ enum blk_clat_tunable {
 	BLK_CLAT_NR_TUNABLES,
 };
 
+/**
+ * blk_clat_size_class - size class of an I/O
+ * @bytes: I/O size in bytes
+ *
+ * Return: 0 for up to 4 KiB, 1 for up to 16 KiB, 2 for up to 64 KiB, 3 for up
+ * to 256 KiB and 4 for anything larger.
+ */
+static inline unsigned int blk_clat_size_class(u64 bytes)
+{
+	unsigned int bits;
+
+	if (bytes <= SZ_4K)
+		return 0;
+	bits = fls64(bytes - 1);	/* 13 .. 64 */
+	return min_t(unsigned int, (bits - 11) / 2, BLK_CLAT_NR_CLASSES - 1);
+}
+
+/**
+ * blk_clat_index - bucket of a (node, direction, size class)
+ * @node: NUMA node; anything outside 0 .. nr_node_ids - 1 counts as node 0
+ * @write: true for writes
+ * @class: size class from blk_clat_size_class()
+ *
+ * Return: index into the nr_node_ids * 2 * 5 buckets of a tracker.
+ */
+static inline unsigned int blk_clat_index(int node, bool write,
+					  unsigned int class)
+{
+	if (node < 0 || node >= nr_node_ids)
+		node = 0;
+	return (node * BLK_CLAT_NR_DIRS + write) * BLK_CLAT_NR_CLASSES + class;
+}
+
 struct request;
 
 #ifdef CONFIG_BLK_CLAT
@@ -87,8 +124,6 @@ static inline void blk_clat_done(struct request *rq, u64 lat_ns)
 }
 #endif
 
-unsigned int blk_clat_size_class(u64 bytes);
-unsigned int blk_clat_index(int node, bool write, unsigned int class);
 u64 blk_clat_mean_ns(u64 sum_ns, u64 nr);
 u64 blk_clat_ewma_fold(u64 old_ns, u64 mean_ns, u32 weight,
 		       unsigned int age);

@@ -1,14 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Where the instructions go in the overhead scenario, per iopolicy: builds
-# the test kernel with perf events and without KUnit, as the cost kernels
-# of the bench (tools/vm/perf.config and cost.config, in $CACHE/build-perf;
-# cold about 20 minutes, ccache shares little with the test kernel since
-# most objects see the changed config), boots it on
-# the deterministic clock with one vCPU (run.sh -d: cpu-clock samples then
-# fall every N instructions) and runs tools/bench/profile-guest.sh, then
-# prints the share of samples in the functions the iopolicies and the
-# estimator run per I/O.
+# Where the instructions go in the overhead scenario, per iopolicy: boots
+# the bench's cost kernel (tools/vm/cost.config, no KUnit, in
+# $CACHE/build-cost, built if needed; perf events and kallsyms are in the
+# test kernel's config already) on the deterministic clock with one vCPU
+# (run.sh -d: cpu-clock samples then fall every N instructions), runs
+# tools/bench/profile-guest.sh, then prints the share of samples in the
+# functions the iopolicies and the estimator run per I/O.  The profile is
+# of the very kernel whose instructions per I/O the bench reports.
 #
 #   tools/bench/profile.sh [SECONDS]     # per policy, default 8
 #
@@ -21,8 +20,8 @@ set -eu
 secs=${1:-8}
 case "$secs" in '' | *[!0-9]*) die "SECONDS must be a number" ;; esac
 need perf jq
-out=$CACHE/build-perf
-"$TOP/tools/kernel.sh" "$out" "$TOP/tools/vm/perf.config" "$TOP/tools/vm/cost.config"
+out=$CACHE/build-cost
+"$TOP/tools/kernel.sh" "$out" "$TOP/tools/vm/cost.config"
 rd=$CACHE/profile/$(date +%Y%m%d-%H%M%S)
 mkdir -p "$rd"
 "$TOP/tools/vm/run.sh" -q -k "$out/arch/x86/boot/bzImage" -t $((secs * 20 + 600)) -d -c1 -r "$rd" -- \

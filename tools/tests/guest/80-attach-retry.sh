@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# An estimator attach that fails is visible and retried.  failslab fails one
+# allocation made from blk_clat_attach() (stack-trace filter on its address
+# range) while the subsystem switches to latency: one path's
+# latency_estimator must read "failed", the retry (1 s later) must attach
+# it, and the policy must then read and probe both paths.  Needs a kernel
+# with FAILSLAB and FAULT_INJECTION_STACKTRACE_FILTER: make test runs it on
+# the fault-injection kernel (tools/test-fault.sh); elsewhere it skips.
+set -u
+# shellcheck source-path=SCRIPTDIR source=../../vm/lib.sh
+. "$(dirname "$0")/../../vm/lib.sh"
+
+fs=/sys/kernel/debug/failslab
+if [ ! -e "$fs/require-start" ]; then
+	echo "1..0"
+	tap_diag "SKIP: no failslab stack-trace filter in this kernel (tools/test-fault.sh has one)"
+	exit 0
+fi
+tap_plan 6
+nvlat_iopolicy_has latency || tap_bail "no latency iopolicy"
+nvlat_setup loop tcp || tap_bail "setup failed"
+failslab_off() { echo 0 > "$fs/probability"; echo 0 > "$fs/times"; }
+trap 'failslab_off; nvlat_teardown' EXIT
+
+# the address range of blk_clat_attach(), which blk_clat_alloc() is inlined
+# into or called from (then its range counts as well)
+range=$(awk '$1 != "0000000000000000" { a[NR] = $1; n[NR] = $3 }
+	END { for (i = 1; i < NR; i++)
+		if (n[i] == "blk_clat_attach" || n[i] == "blk_clat_alloc") {
+			if (lo == "" || a[i] < lo) lo = a[i]
+			if (hi == "" || a[i + 1] > hi) hi = a[i + 1]
+		}
+		if (lo != "") print lo, hi }' /proc/kallsyms)
+[ -n "$range" ] || tap_bail "blk_clat_attach not in /proc/kallsyms"
+read -r lo hi <<< "$range"
+nvlat_iopolicy_set numa || tap_bail "cannot set numa"
+if ! { echo "0x$lo" > "$fs/require-start" && echo "0x$hi" > "$fs/require-end" &&
+	echo N > "$fs/ignore-gfp-wait" && echo 1 > "$fs/interval" &&
+	echo 1 > "$fs/times" && echo 0 > "$fs/verbose" &&
+	echo 100 > "$fs/probability"; }; then
+	tap_bail "cannot arm failslab"
+fi
+
+disks=()
+for id in $(nvlat_path_ids); do disks+=("$(nvlat_path_disk "$id")"); done
+states() {
+	local d s
+	REPLY=''
+	for d in "${disks[@]}"; do
+		s=$(cat "/sys/block/$d/latency_estimator" 2>/dev/null)
+		REPLY="$REPLY ${s:-none}"
+	done
+	REPLY=${REPLY# }
+}
+both_attached() { states; [ "$REPLY" = "attached attached" ]; }
+both_estimated() { nvlat_clat_est_ns 1 > /dev/null && nvlat_clat_est_ns 2 > /dev/null; }
+nvlat_iopolicy_set latency || tap_bail "cannot set latency"
+t0=${EPOCHREALTIME/[.,]/}
+seen_failed=0
+for ((k = 0; k < 100; k++)); do
+	states
+	case " $REPLY " in *" failed "*) seen_failed=1; break ;; esac
+	[ "$REPLY" != "attached attached" ] || break
+	nvlat_nap 0.05
+done
+tap_diag "states after the switch: $REPLY"
+tap_is "$seen_failed" 1 "one path's latency_estimator reads failed"
+tap_is "$(cat "$fs/times")" 0 "failslab failed its one allocation"
+failslab_off
+nvlat_wait 10 both_attached
+tap_result $? "the retry attached it: both attached after $(((${EPOCHREALTIME/[.,]/} - t0) / 1000)) ms ($REPLY)"
+for id in $(nvlat_path_ids); do
+	nvlat_clat_attached "$id"
+	tap_result $? "path $id has its estimator's debugfs files"
+done
+nvlat_fio /tmp/nvlat-80.json --filename="/dev/$NVLAT_HEAD" --rw=randread --bs=4k --iodepth=4 --runtime=3 > /dev/null &&
+	nvlat_wait 5 both_estimated
+tap_result $? "I/O under latency gives both paths an estimate"
+tap_done
