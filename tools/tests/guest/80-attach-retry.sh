@@ -18,10 +18,10 @@ if [ ! -e "$fs/require-start" ]; then
 	exit 0
 fi
 tap_plan 6
-nvlat_iopolicy_has latency || tap_bail "no latency iopolicy"
 nvlat_setup loop tcp || tap_bail "setup failed"
 failslab_off() { echo 0 > "$fs/probability"; echo 0 > "$fs/times"; }
 trap 'failslab_off; nvlat_teardown' EXIT
+nvlat_iopolicy_has latency || tap_bail "no latency iopolicy"
 
 # the address range of blk_clat_attach(), which blk_clat_alloc() is inlined
 # into or called from (then its range counts as well)
