@@ -461,8 +461,10 @@ cost_boot=patched/1
 	  time per I/O is instructions per I/O (fio's included) and host load
 	  cannot move it.  $(meta rounds $cost_boot) run(s) per policy and boot, one boot
 	  per kernel and round.  The cost kernels are built as production kernels
-	  are, without KUnit (\`tools/vm/cost.config\`; $(src cost_bzimage | cut -d' ' -f1)):
-	  with KUnit the functions the tests reach are global and not inlined.
+	  are, with -O2 and without KUnit (\`tools/vm/cost.config\`;
+	  $(src cost_bzimage | cut -d' ' -f1)): with KUnit the functions the tests
+	  reach are global and not inlined, and the test kernel's -Os (tinyconfig)
+	  keeps small inline helpers out of line.
 
 	Command:
 
