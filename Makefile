@@ -53,7 +53,7 @@ kernel-base: tree
 kunit: tree
 	@$(T)/kunit.sh
 
-## make test        every test; ends with "N passed, N failed"
+## make test        every test on the test kernel; ends with "N passed, N failed"
 test: deps
 	@$(T)/test.sh
 
@@ -80,6 +80,7 @@ demo: kernel
 bench: kernel
 	@$(T)/bench/bench.sh
 
+## make bench-quick  the same, one round of short runs
 bench-quick: kernel
 	@$(T)/bench/bench.sh --quick
 
@@ -100,6 +101,7 @@ profile: tree
 check: tree
 	@$(T)/check.sh
 
+## make check-selftest  make check must fail on planted problems
 check-selftest: tree
 	@$(T)/check-selftest.sh
 

@@ -6,7 +6,7 @@
 #   tools/kernel.sh [OUT] [extra fragment...]
 #
 # OUT defaults to $CACHE/build.  Extra fragments are merged after ours (the
-# debug kernel and the option-off build use them).
+# debug, cost and fault-injection kernels and the option-off build use them).
 set -eu
 # shellcheck source=common.sh
 . "$(dirname "$0")/common.sh"

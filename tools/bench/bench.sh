@@ -18,7 +18,7 @@
 # kernel to test (default: the one 'make kernel' built).  --cost-kernel: the
 # patched kernel of the cost boots (default: built into $CACHE/build-cost
 # from the same tree with tools/vm/cost.config, the test kernel's config
-# without KUnit, as production kernels are built; the base kernel is built
+# with -O2 and without KUnit, as production kernels are built; the base kernel is built
 # the same way).  --scenarios: a subset
 # (for development; its report goes to the results dir, not docs/; no cost
 # boots unless the subset names overhead).  --base-kernel: the unpatched kernel

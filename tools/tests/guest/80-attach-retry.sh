@@ -5,8 +5,8 @@
 # range) while the subsystem switches to latency: one path's
 # latency_estimator must read "failed", the retry (1 s later) must attach
 # it, and the policy must then read and probe both paths.  Needs a kernel
-# with FAILSLAB and FAULT_INJECTION_STACKTRACE_FILTER: make test runs it on
-# the fault-injection kernel (tools/test-fault.sh); elsewhere it skips.
+# with FAILSLAB and FAULT_INJECTION_STACKTRACE_FILTER: make test-fault runs
+# it on the fault-injection kernel (tools/test-fault.sh); elsewhere it skips.
 set -u
 # shellcheck source-path=SCRIPTDIR source=../../vm/lib.sh
 . "$(dirname "$0")/../../vm/lib.sh"

@@ -14,7 +14,8 @@
 # namespace 2 (read in a loop by dd).  A background reader keeps
 # reading the estimator files of every path, including ones being removed.
 # An operation that can make a path unusable is only applied while another
-# path stays usable, so the required outcome is: no I/O error, verify
+# path stays usable (a reset that finds a single usable path brings one
+# back instead), so the required outcome is: no I/O error, verify
 # passes, every path back at the end, in-flight counters zero when idle,
 # unreclaimable slab back near its starting level (on kernels without
 # KASAN; a KASAN kernel holds freed objects in quarantine, kmemleak checks
