@@ -166,25 +166,28 @@ op_loop_ctrl() {
 		gone[1]=''
 	fi
 }
+# ana_set ID STATE: the target-side ANA state of port ID
+ana_set() {
+	oplog "ana port $1 $2"
+	echo "$2" > "$cfs/ports/$1/ana_groups/1/ana_state" || opfail "ana $1 $2"
+	ana[$1]=$2
+}
 op_ana() {
 	local id=$1
 	[ -n "${linked[$id]}" ] && [ -z "${gone[$id]}" ] || return 1
 	pick optimized optimized non-optimized inaccessible
 	[ "$REPLY" != inaccessible ] || others_usable "$id" || return 1
-	oplog "ana port $id $REPLY"
-	echo "$REPLY" > "$cfs/ports/$id/ana_groups/1/ana_state" || opfail "ana $id $REPLY"
-	ana[$id]=$REPLY
+	ana_set "$id" "$REPLY"
 }
 # op_reset ID: reset the controller of ID, or of another path when ID is
 # not usable; with a single usable path, bring one back instead (a reset
 # refused until the end of a short run failed 70-torture in CI, seed 180959)
 op_reset() {
-	local id=$1 i
-	for i in $id 1 2 3; do
-		usable "$i" && others_usable "$i" && break
+	local id
+	for id in $1 1 2 3 ''; do
+		[ -n "$id" ] || { repair; return 1; }
+		usable "$id" && others_usable "$id" && break
 	done
-	usable "$i" && others_usable "$i" || { repair; return 1; }
-	id=$i
 	oplog "reset ${ctrl[$id]} (port $id)"
 	# EBUSY when a reset is already under way: not a failure
 	echo 1 > "/sys/class/nvme/${ctrl[$id]}/reset_controller" 2> /dev/null
@@ -199,9 +202,7 @@ repair() {
 	done
 	for id in 1 2 3; do
 		[ -z "${gone[$id]}" ] && [ "${ana[$id]}" = inaccessible ] || continue
-		oplog "ana port $id optimized"
-		echo optimized > "$cfs/ports/$id/ana_groups/1/ana_state" || opfail "ana $id optimized"
-		ana[$id]=optimized
+		ana_set "$id" optimized
 		return
 	done
 	[ -z "${gone[1]}" ] || op_loop_ctrl
