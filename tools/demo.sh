@@ -58,7 +58,7 @@ while read -r p; do
 		[ -s "$f" ] || die "missing $f"
 		{
 			printf '%s\t%s\t' "$p" "$ph"
-			sed -n '/^{/,$p' "$f" | jq -r --arg d "$d" '.jobs[0][$d] |
+			fio_json "$f" | jq -r --arg d "$d" '.jobs[0][$d] |
 				[.bw / 1024, .lat_ns.percentile["50.000000"] / 1e6,
 				 .lat_ns.percentile["99.000000"] / 1e6,
 				 .lat_ns.percentile["99.900000"] / 1e6,

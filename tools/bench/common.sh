@@ -2,6 +2,10 @@
 # Host-side helpers of tools/bench and tools/demo.sh.  Not executable.
 # shellcheck shell=bash
 
+# fio_json FILE: fio's JSON output without the lines fio printed before it
+# (warnings); the host-side twin of nvlat_fio_json in tools/vm/lib.sh.
+fio_json() { sed -n '/^{/,$p' "$1"; }
+
 # follow FILE: print each new line of FILE as a progress step (step() of
 # tools/common.sh) until FILE.stop exists.
 follow() {

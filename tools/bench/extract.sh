@@ -18,6 +18,8 @@
 # two-namespaces: of the job named nvlat (not the load job).
 # TAG, when given, is appended to the policy name (e.g. "@base").
 set -eu
+# shellcheck source-path=SCRIPTDIR source=common.sh
+. "$(dirname "$0")/common.sh"
 
 res=${1:?results dir}
 tag=${2:-}
@@ -25,7 +27,7 @@ ncpu=$(awk '$1 == "nproc" { print $2 }' "$res/meta")
 
 # fio_fields JSON: iops mib p50 p99 p99.9 cpu_us lmib lp50 lp99 lp999 errors
 fio_fields() {
-	sed -n '/^{/,$p' "$1" | jq -r '
+	fio_json "$1" | jq -r '
 		def pct($p): ((.lat_ns.percentile[$p] // 0) / 1e6);
 		def lat: [pct("50.000000"), pct("99.000000"), pct("99.900000")];
 		def cpu($j): [$j[] | .usr_cpu + .sys_cpu] | add;

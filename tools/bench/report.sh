@@ -13,6 +13,8 @@
 # undecided otherwise.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source-path=SCRIPTDIR source=common.sh
+. "$here/common.sh"
 top=$(cd "$here/../.." && pwd)
 res=$(cd "${1:?results dir}" && pwd)
 docs=${2:-$top/docs}
@@ -36,7 +38,7 @@ for j in "$res"/main/results/tiobench/r*-*.json; do
 	[ -e "$j" ] || continue
 	r=${j##*/r}
 	printf 'tiobench\t%s\t%s\t' "${r%%-*}" "$(basename "${r#*-}" .json)"
-	sed -n '/^{/,$p' "$j" | jq -r '[.jobs[] | (.write.bw + .read.bw) / 1024 | tostring] | join("\t")'
+	fio_json "$j" | jq -r '[.jobs[] | (.write.bw + .read.bw) / 1024 | tostring] | join("\t")'
 done | awk -v names="tio_seqwrite tio_randwrite tio_seqread tio_randread" \
 	-f "$here/aggregate.awk" >> "$work/agg.tsv"
 declare -A MED MIN MAX NUM
@@ -255,7 +257,7 @@ plots() {
 		printf '"%s"\n' "$p"
 		for j in "$res"/main/results/asym20/r*-"$p".json; do
 			[ -e "$j" ] || continue
-			sed -n '/^{/,$p' "$j" | jq -r '.jobs[0].read.lat_ns.percentile | to_entries[] |
+			fio_json "$j" | jq -r '.jobs[0].read.lat_ns.percentile | to_entries[] |
 				"\(.key | tonumber) \(.value / 1e6)"'
 		done | awk '{ k = $1; v[k, ++n[k]] = $2 } END {
 			for (k in n) {

@@ -15,6 +15,8 @@
 set -eu
 # shellcheck source-path=SCRIPTDIR source=../common.sh
 . "$(dirname "$0")/../common.sh"
+# shellcheck source-path=SCRIPTDIR source=common.sh
+. "$(dirname "$0")/common.sh"
 
 rounds=3 runtime=10 period=0.5 out='' icount='' slow=1
 kernel=$BUILD/arch/x86/boot/bzImage
@@ -43,7 +45,7 @@ step "switch bench: $rounds round(s) of ${runtime}s runs${icount:+ (icount)}, re
 # TOPO ROUND MODE JSON N ATT DET -> the aggregate's input (tab separated)
 while read -r topo r mode json n att det; do
 	f=$out/guest/results/${json##*/}
-	sed -n '/^{/,$p' "$f" | jq -r --arg t "$topo" --arg r "$r" --arg m "$mode" --arg n "$n" --arg a "$att" --arg d "$det" \
+	fio_json "$f" | jq -r --arg t "$topo" --arg r "$r" --arg m "$mode" --arg n "$n" --arg a "$att" --arg d "$det" \
 		'.jobs[0].read | [$t, $r, $m, .iops, .clat_ns.max / 1000,
 		 .clat_ns.percentile["99.900000"] / 1000, $n, $a, $d] | @tsv'
 done < "$out/guest/results/runs" > "$out/runs.tsv"
