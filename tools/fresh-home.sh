@@ -8,6 +8,12 @@
 # into the new cache; tools/tree.sh index must build the private apt index
 # of the kernel's suite in the new cache (the fetch without its 200 MB
 # download).  As non-root, deps.sh must print the apt-get line instead.
+# Git has no identity there (no global or system config, no GIT_* or EMAIL
+# variables): tools/tree.sh must apply the series to the cache's tree all
+# the same, and refuse, with one line and the tree untouched, to commit it
+# into a tree of the user's (KSRC=).  Both run on stand-ins for the 200 MB
+# tree: the base's top Makefile and Kconfig and the files the series
+# changes, from the work tree's nvlat-base tag (skipped without one).
 set -eu
 # shellcheck source=common.sh
 . "$(dirname "$0")/common.sh"
@@ -39,7 +45,10 @@ check() { # check NAME CMD...
 }
 # fresh CMD...: CMD as on a new machine, its output in $home/out
 fresh() {
-	env -u NVLAT_CACHE -u KSRC -u KBUILD_OUT HOME="$home" XDG_CACHE_HOME="$home/.cache" \
+	env -u NVLAT_CACHE -u KSRC -u KBUILD_OUT -u EMAIL -u GIT_AUTHOR_NAME \
+		-u GIT_AUTHOR_EMAIL -u GIT_COMMITTER_NAME -u GIT_COMMITTER_EMAIL \
+		GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 \
+		HOME="$home" XDG_CACHE_HOME="$home/.cache" \
 		NVLAT_EXTRA_PKGS="$pkg" "$@" > "$home/out" 2>&1
 	local rc=$?
 	sed 's/^/#   /' "$home/out"
@@ -67,5 +76,40 @@ fi
 check "nothing beside the cache (${cache##*/}.deps.log)" test ! -e "$cache.deps.log"
 check "tree.sh index: private apt index of the kernel's suite" fresh "$TOP/tools/tree.sh" index
 check "the index is in the new cache ($cache/apt/lists)" has_index
+
+# standin DIR: a git tree at DIR with what the series needs of the base,
+# tagged as tree.sh tags the base
+standin() {
+	mkdir -p "$1"
+	sed -n 's|^--- a/||p' "$TOP"/patches/0[0-9][0-9][1-9]-*.patch | sort -u |
+		xargs git -C "$TREE" archive "$BASE_TAG" -- Makefile Kconfig | tar -x -C "$1" &&
+		git -C "$1" init -q -b base && git -C "$1" add -A &&
+		git -C "$1" -c user.name=base -c user.email=base@localhost commit -q -m base &&
+		git -C "$1" tag "$BASE_TAG"
+}
+one_line_hint() {
+	[ "$(wc -l < "$home/out")" = 1 ] && grep -q 'git config --global user.email' "$home/out"
+}
+nr_patches() { grep -cv -e '^#' -e '^$' "$TOP/series"; }
+applied() { [ "$(git -C "$1" rev-list --count "$BASE_TAG..HEAD")" = "$(nr_patches)" ]; }
+untouched() { # untouched DIR REV: HEAD at REV, nothing changed, no am left
+	[ "$(git -C "$1" rev-parse HEAD)" = "$2" ] && tree_clean "$1"
+}
+BASE_TAG=nvlat-base
+if git -C "$TREE" rev-parse -q --verify "$BASE_TAG" > /dev/null 2>&1; then
+	check "git has no identity here" not fresh git -C "$home" var GIT_COMMITTER_IDENT
+	standin "$cache/linux" || die "cannot make a stand-in tree from $TREE"
+	check "tree.sh tree: the series applies to the cache's tree without a git identity" \
+		fresh "$TOP/tools/tree.sh" tree
+	check "all $(nr_patches) patches are committed there" applied "$cache/linux"
+	standin "$home/own" || die "cannot make a stand-in tree from $TREE"
+	rev=$(git -C "$home/own" rev-parse HEAD)
+	check "tree.sh apply KSRC=: refused without a git identity" \
+		not fresh env KSRC="$home/own" "$TOP/tools/tree.sh" apply
+	check "it says how to set one, in one line" one_line_hint
+	check "the user's tree is as it was" untouched "$home/own" "$rev"
+else
+	echo "# SKIP git identity checks: no work tree with $BASE_TAG at $TREE (make tree)"
+fi
 echo "$((n - failed)) passed, $failed failed"
 [ "$failed" = 0 ]

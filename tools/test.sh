@@ -3,10 +3,11 @@
 # make test: every test of the project, in order; TAP on stdout and a last
 # line "N passed, N failed".  Exit status 0 only if nothing failed.
 #
-#   1. fresh-home         deps.sh and tree.sh's apt set-up with an empty home
-#                         and no cache (tools/fresh-home.sh)
-#   2. check-sync         patches/, series and block/ copies agree
-#   3. tree               the series applies to the 7.3 base with git am
+#   1. check-sync         patches/, series and block/ copies agree
+#   2. tree               the series applies to the 7.3 base with git am
+#   3. fresh-home         deps.sh, tree.sh's apt set-up and tree.sh's apply
+#                         with an empty home, no cache and no git identity
+#                         (tools/fresh-home.sh)
 #   4. kernel             test kernel builds (series, CONFIG_BLK_CLAT=y)
 #   5. kernel-clat-off    block/ and drivers/nvme build with CONFIG_BLK_CLAT=n
 #   6. check              tools/check.sh (checkpatch, W=1, sparse, ...)
@@ -43,9 +44,10 @@ stage() { # stage NAME CMD...: run CMD with its output in a log
 
 echo "TAP version 13"
 "$TOP/tools/deps.sh" || exit 1
-stage fresh-home "$TOP/tools/fresh-home.sh"
 stage check-sync "$TOP/tools/export.sh" check
 stage tree "$TOP/tools/tree.sh" tree || { echo "$passed passed, $failed failed"; exit 1; }
+# after the tree: its stand-ins come from the tree's base
+stage fresh-home "$TOP/tools/fresh-home.sh"
 kernel_ok=0
 stage kernel "$TOP/tools/kernel.sh" || kernel_ok=1
 stage kernel-clat-off "$TOP/tools/kernel.sh" "$CACHE/build-clat-off" \

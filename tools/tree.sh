@@ -53,20 +53,33 @@ make_base() {
 	step "committing the pristine base (about 2 minutes)"
 	git -C "$TREE.new" init -q -b base
 	git -C "$TREE.new" add -A
-	git -C "$TREE.new" -c user.name=base -c user.email=base@localhost \
-		commit -q -m "Linux $(make -s -C "$TREE.new" kernelversion) from Debian $PKG $ver"
+	git -C "$TREE.new" "${OWN_IDENT[@]}" commit -q -m "Linux $(make -s -C "$TREE.new" kernelversion) from Debian $PKG $ver"
 	git -C "$TREE.new" tag "$BASE_TAG"
 	mv "$TREE.new" "$TREE"
 }
 
-# apply_series DIR: git am the series on DIR's HEAD; on failure, abort and
-# leave DIR as it was.
+# The committer of the series in the cache's work tree when git has no
+# identity (a new machine): the tree is ours, and the patches keep their
+# authors.  In the user's own tree (KSRC=) the user's identity is right.
+OWN_IDENT=(-c "user.name=nvme-latency work tree" -c "user.email=nvme-latency@localhost")
+
+# has_ident DIR: git can name a committer in DIR
+has_ident() { git -C "$1" var GIT_COMMITTER_IDENT > /dev/null 2>&1; }
+
+# apply_series DIR [own]: git am the series on DIR's HEAD; on failure, abort
+# and leave DIR as it was.  With "own" (the cache's tree), commit as
+# OWN_IDENT when git has no identity.
 apply_series() {
-	local dir=$1 head
+	local dir=$1 head ident=()
 	mapfile -t p < <(series_patches)
 	[ "${#p[@]}" -gt 0 ] || { step "series is empty"; return 0; }
+	if ! has_ident "$dir"; then
+		[ "${2:-}" = own ] ||
+			die "git has no identity to commit the series in $dir with: run git config --global user.name 'Your Name' && git config --global user.email you@example.com"
+		ident=("${OWN_IDENT[@]}")
+	fi
 	head=$(git -C "$dir" rev-parse HEAD)
-	if ! git -C "$dir" am -q --no-3way "${p[@]}" > "$CACHE/am.log" 2>&1; then
+	if ! git -C "$dir" "${ident[@]}" am -q --no-3way "${p[@]}" > "$CACHE/am.log" 2>&1; then
 		git -C "$dir" am --abort > /dev/null 2>&1 || true
 		git -C "$dir" reset -q --hard "$head"
 		die "series does not apply to $dir at $head: $(grep -m1 -E 'error|failed' "$CACHE/am.log" || echo see "$CACHE/am.log")"
@@ -90,7 +103,7 @@ tree)
 	tree_clean "$TREE" || die "$TREE has uncommitted changes: commit or stash them first"
 	if [ "$(git -C "$TREE" rev-parse HEAD)" = "$(git -C "$TREE" rev-parse "$BASE_TAG^{commit}")" ]; then
 		git -C "$TREE" checkout -q -B nvme-latency
-		apply_series "$TREE"
+		apply_series "$TREE" own
 	elif series_matches "$TREE"; then
 		step "$TREE is up to date with the series"
 	else
@@ -101,7 +114,7 @@ reset)
 	[ -d "$TREE/.git" ] || exec "$0" tree
 	tree_clean "$TREE" || die "$TREE has uncommitted changes: commit or stash them first"
 	git -C "$TREE" checkout -q -B nvme-latency "$BASE_TAG"
-	apply_series "$TREE"
+	apply_series "$TREE" own
 	;;
 apply)
 	[ -n "${KSRC:-}" ] || die "apply needs KSRC=<kernel git tree>"
