@@ -262,14 +262,14 @@ static void blk_clat_test_idle_gap(struct kunit *test)
 	u64 t = 0;
 
 	KUNIT_ASSERT_NOT_NULL(test, clat);
-	/* 10 completions of 1 ms in a 50 ms window: 0.2 in flight */
+	/* 10 completions of 1.28 ms in a 50 ms window: 0.256 in flight */
 	for (i = 0; i < 10; i++)
-		blk_clat_add_sample(clat, 0, false, SZ_4K, NSEC_PER_MSEC);
+		blk_clat_add_sample(clat, 0, false, SZ_4K, 1280 * NSEC_PER_USEC);
 	t += WIN_NS;
 	KUNIT_EXPECT_TRUE(test, blk_clat_fold(clat, t, INITIAL_JIFFIES + 13));
 	blk_clat_read(clat, node, false, SZ_4K, INITIAL_JIFFIES + 13, &est);
-	KUNIT_EXPECT_EQ(test, est.lat_ns, (u32)NSEC_PER_MSEC);
-	KUNIT_EXPECT_EQ(test, est.inflight_mean, 204U);
+	KUNIT_EXPECT_EQ(test, est.lat_ns, (u32)(1280 * NSEC_PER_USEC));
+	KUNIT_EXPECT_EQ(test, est.inflight_mean, 262U);
 	KUNIT_EXPECT_FALSE(test, est.stale);
 
 	/* idle: the timer stops; 10 s later the same load again */
@@ -277,11 +277,11 @@ static void blk_clat_test_idle_gap(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, blk_clat_fold(clat, t, INITIAL_JIFFIES + 26));
 	t += 10 * NSEC_PER_SEC;
 	for (i = 0; i < 10; i++)
-		blk_clat_add_sample(clat, 0, false, SZ_4K, NSEC_PER_MSEC);
+		blk_clat_add_sample(clat, 0, false, SZ_4K, 1280 * NSEC_PER_USEC);
 	t += WIN_NS;
 	KUNIT_EXPECT_TRUE(test, blk_clat_fold(clat, t, INITIAL_JIFFIES + 2539));
 	blk_clat_read(clat, node, false, SZ_4K, INITIAL_JIFFIES + 2539, &est);
-	KUNIT_EXPECT_EQ(test, est.inflight_mean, 204U);
+	KUNIT_EXPECT_EQ(test, est.inflight_mean, 262U);
 	/* stale from the caller's clock: 4 windows after the last fold */
 	blk_clat_read(clat, node, false, SZ_4K, INITIAL_JIFFIES + 2539 +
 		      STALE_WINDOWS * est.win_jiffies + 1, &est);
@@ -306,9 +306,12 @@ static void blk_clat_test_cpu_node(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, sum_ns);
 	KUNIT_ASSERT_NOT_NULL(test, nr);
 
-	/* each CPU its own latency; a CPU without a node counts for node 0 */
+	/*
+	 * each CPU its own latency, a multiple of the 128 ns the sums count
+	 * in; a CPU without a node counts for node 0
+	 */
 	for_each_possible_cpu(cpu) {
-		u64 lat_ns = (cpu + 1) * NSEC_PER_USEC;
+		u64 lat_ns = (cpu + 1) * 1024;
 
 		node = cpu_to_node(cpu);
 		if (node < 0 || node >= nr_node_ids)
@@ -345,12 +348,26 @@ static void blk_clat_test_sample_word(struct kunit *test)
 	int i, node = cpu_to_node(0);
 
 	KUNIT_ASSERT_NOT_NULL(test, clat);
-	/* 255 samples of 60 s count as 4.29 s each: 40 bits of sum, no carry */
-	for (i = 0; i < 255; i++)
+	/*
+	 * A full queue of 60 s samples (BLK_MQ_MAX_DEPTH of them, and one
+	 * more) counts as 4.29 s each: no carry out of the sum, which in ns
+	 * units wrapped at the 257th
+	 */
+	for (i = 0; i <= BLK_MQ_MAX_DEPTH; i++)
 		blk_clat_add_sample(clat, 0, false, SZ_4K, 60 * NSEC_PER_SEC);
 	KUNIT_EXPECT_TRUE(test, blk_clat_fold(clat, WIN_NS, INITIAL_JIFFIES + 13));
 	blk_clat_read(clat, node, false, SZ_4K, INITIAL_JIFFIES + 13, &est);
 	KUNIT_EXPECT_EQ(test, est.lat_ns, (u32)BLK_CLAT_MAX_SAMPLE_NS);
+	/*
+	 * jiffies distances past LONG_MAX: a signed compare read an estimate
+	 * folded 3 * 2^(BITS_PER_LONG - 2) jiffies ago as fresh
+	 */
+	blk_clat_read(clat, node, false, SZ_4K,
+		      INITIAL_JIFFIES + 13 + ULONG_MAX / 4 * 3, &est);
+	KUNIT_EXPECT_TRUE(test, est.stale);
+	blk_clat_read(clat, node, false, SZ_4K,
+		      INITIAL_JIFFIES + 13 + LONG_MAX + 1UL, &est);
+	KUNIT_EXPECT_TRUE(test, est.stale);
 
 	/* a zero latency is a sample of 1 ns, not a missing one */
 	for (i = 0; i < 1000; i++)

@@ -76,8 +76,9 @@ static const u64 blk_clat_max[BLK_CLAT_NR_TUNABLES] = {
 
 /*
  * Per-CPU counters, one word per direction and size class: summed latency in
- * ns above BLK_CLAT_NR_BITS of sample count, so that one atomic add accounts
- * a sample and one exchange takes a consistent set of them.
+ * units of 2^BLK_CLAT_SUM_SHIFT ns above BLK_CLAT_NR_BITS of sample count,
+ * so that one atomic add accounts a sample and one exchange takes a
+ * consistent set of them.
  */
 struct blk_clat_pcpu {
 	atomic64_t sample[BLK_CLAT_NR_DIRS * BLK_CLAT_NR_CLASSES];
@@ -255,6 +256,7 @@ VISIBLE_IF_KUNIT void blk_clat_add_sample(struct blk_clat *clat, int cpu,
 	unsigned int i = blk_clat_index(0, write, blk_clat_size_class(bytes));
 
 	lat_ns = clamp_t(u64, lat_ns, 1, BLK_CLAT_MAX_SAMPLE_NS);
+	lat_ns = (lat_ns + BIT(BLK_CLAT_SUM_SHIFT - 1)) >> BLK_CLAT_SUM_SHIFT;
 	atomic64_add((lat_ns << BLK_CLAT_NR_BITS) + 1, &p->sample[i]);
 	/* add, then check the mark: pairs with the xchg in blk_clat_collect() */
 	smp_mb__after_atomic();
@@ -324,13 +326,13 @@ EXPORT_SYMBOL_GPL(blk_clat_discard);
  * either the xchg of the mask sees the mark and the sample is taken below,
  * or the CPU finds its mark cleared and sets it again for the next window.
  *
- * Return: the summed latency taken, in ns.
+ * Return: the number of samples taken; their summed latency in *@busy_ns.
  */
-static u64 blk_clat_collect(struct blk_clat *clat)
+static u64 blk_clat_collect(struct blk_clat *clat, u64 *busy_ns)
 {
 	unsigned long *active = cpumask_bits(clat->active);
 	unsigned long *fold = cpumask_bits(clat->fold_cpus);
-	u64 busy_ns = 0;
+	u64 taken = 0;
 	unsigned int i;
 	int cpu;
 
@@ -343,17 +345,19 @@ static u64 blk_clat_collect(struct blk_clat *clat)
 			&clat->bucket[blk_clat_index(cpu_to_node(cpu), false, 0)];
 
 		for (i = 0; i < ARRAY_SIZE(p->sample); i++) {
-			u64 v;
+			u64 v, sum_ns;
 
 			if (!atomic64_read(&p->sample[i]))
 				continue;
 			v = atomic64_xchg(&p->sample[i], 0);
-			b[i].pending_sum_ns += v >> BLK_CLAT_NR_BITS;
+			sum_ns = v >> BLK_CLAT_NR_BITS << BLK_CLAT_SUM_SHIFT;
+			b[i].pending_sum_ns += sum_ns;
 			b[i].pending_nr += v & (BIT_ULL(BLK_CLAT_NR_BITS) - 1);
-			busy_ns += v >> BLK_CLAT_NR_BITS;
+			*busy_ns += sum_ns;
+			taken += v & (BIT_ULL(BLK_CLAT_NR_BITS) - 1);
 		}
 	}
-	return busy_ns;
+	return taken;
 }
 
 /**
@@ -378,9 +382,8 @@ VISIBLE_IF_KUNIT bool blk_clat_fold(struct blk_clat *clat, u64 now_ns,
 	spin_lock_bh(&clat->lock);
 	win_ns = clat->tun[BLK_CLAT_WIN_NSEC];
 	weight = clat->tun[BLK_CLAT_EWMA_WEIGHT];
-	/* every sample counts at least 1 ns */
-	busy_ns = blk_clat_collect(clat);
-	active = busy_ns != 0;
+	busy_ns = 0;
+	active = blk_clat_collect(clat, &busy_ns) != 0;
 
 	for (i = 0; i < clat->nr_buckets; i++) {
 		struct blk_clat_bucket *b = &clat->bucket[i];
@@ -486,8 +489,7 @@ void blk_clat_read(const struct blk_clat *clat, int node, bool write,
 	est->inflight_mean = READ_ONCE(clat->inflight);
 	est->win_jiffies = READ_ONCE(clat->win_jiffies);
 	est->stale = !est->lat_ns ||
-		time_after(now, READ_ONCE(b->folded_jiffies) +
-				READ_ONCE(clat->stale_jiffies));
+		now - READ_ONCE(b->folded_jiffies) > READ_ONCE(clat->stale_jiffies);
 }
 EXPORT_SYMBOL_GPL(blk_clat_read);
 
@@ -520,9 +522,10 @@ static void blk_clat_exit(struct rq_qos *rqos)
 static void blk_clat_reset(struct blk_clat *clat)
 {
 	unsigned int i;
+	u64 busy_ns = 0;
 
 	spin_lock_bh(&clat->lock);
-	blk_clat_collect(clat);
+	blk_clat_collect(clat, &busy_ns);
 	for (i = 0; i < clat->nr_buckets; i++) {
 		struct blk_clat_bucket *b = &clat->bucket[i];
 
@@ -605,7 +608,7 @@ static int blk_clat_estimates_show(void *data, struct seq_file *m)
 		unsigned int class = i % BLK_CLAT_NR_CLASSES;
 		unsigned int dir = (i / BLK_CLAT_NR_CLASSES) % BLK_CLAT_NR_DIRS;
 		bool stale = !b->lat_ns ||
-			time_after(jiffies, b->folded_jiffies + clat->stale_jiffies);
+			jiffies - b->folded_jiffies > clat->stale_jiffies;
 
 		if (!b->total_nr && !b->pending_nr && !b->lat_ns)
 			continue;

@@ -34,11 +34,14 @@ enum {
 
 	/*
 	 * Per-CPU sample words count samples in their low 24 bits (16M per
-	 * CPU and window) and sum latencies in ns in the 40 above (1099 s per
-	 * CPU and window: 1099 requests in flight on one CPU for the longest
-	 * window of 1 s).
+	 * CPU and window) and sum latencies in units of 128 ns, rounded, in
+	 * the 40 above (2^47 ns, 39 hours per CPU and window).  What completes
+	 * in one window on a queue sums to at most the requests in flight
+	 * there, at most BLK_MQ_MAX_DEPTH (10240) per submitting CPU, times
+	 * the window (1 s at most) and the longest sample (4.29 s): 15 hours.
 	 */
 	BLK_CLAT_NR_BITS	= 24,
+	BLK_CLAT_SUM_SHIFT	= 7,
 };
 
 /* longer samples count as this long, as estimates do (4.29 s) */

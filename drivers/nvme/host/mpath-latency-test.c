@@ -37,10 +37,13 @@ enum {
 	MODEL_MAX_STEPS		= 2,
 	MODEL_SEGMENTS		= 10,	/* drift check: the run in tenths */
 	MODEL_TRACE		= 64,	/* share per path over time, 50 ms bins */
+	MODEL_AFTER		= 100,	/* the same, from the end of a black hole */
 };
 
 #define MODEL_WIN_NS	(50 * NSEC_PER_MSEC)	/* blk-clat's default window */
 #define MODEL_NS	(NSEC_PER_USEC)
+/* a healed path carries half its share again within this (black hole) */
+#define MODEL_RECOVERY_MS	2000
 
 enum model_policy {
 	MODEL_NUMA,
@@ -82,6 +85,15 @@ struct model_step {		/* at at_ns, path's round trip becomes delay_ns */
 	u32 delay_ns;
 };
 
+/*
+ * From from_ns to to_ns the path answers nothing.  What it holds then fails
+ * over at to_ns, as after keep-alive, and is sent again, not a sample.
+ */
+struct model_hole {
+	u64 from_ns, to_ns;
+	u8 path;
+};
+
 struct model_scenario {
 	const char *name;
 	u8 nr_paths, nr_bottlenecks, nr_ns, nr_jobs, nr_steps;
@@ -91,6 +103,7 @@ struct model_scenario {
 	u8 tier[MODEL_MAX_NS][MODEL_MAX_PATHS];
 	struct model_job job[MODEL_MAX_JOBS];
 	struct model_step step[MODEL_MAX_STEPS];
+	struct model_hole hole;		/* none if to_ns is 0 */
 	u64 warmup_ns, end_ns;
 };
 
@@ -99,6 +112,7 @@ struct model_event {
 	u64 submit_ns;
 	u8 job, path;
 	bool start;		/* job start, not a completion */
+	bool failed;		/* failed over: no sample, sent again */
 };
 
 struct model_result {
@@ -110,6 +124,11 @@ struct model_result {
 	u32 trace[MODEL_MAX_JOBS][MODEL_TRACE][MODEL_MAX_PATHS];
 	u64 lat_sum_ns;
 	u64 iops;
+	/* black hole: I/Os sent into it, longest gap between completions,
+	 * completions per path in 50 ms bins from its end
+	 */
+	u64 hole_sent, hole_gap_ns, last_done_ns;
+	u32 after[MODEL_AFTER][MODEL_MAX_PATHS];
 };
 
 struct model {
@@ -120,7 +139,8 @@ struct model {
 	u32 delay_ns[MODEL_MAX_PATHS];
 	struct blk_clat *clat[MODEL_MAX_NS][MODEL_MAX_PATHS];
 	u64 next_fold_ns[MODEL_MAX_NS][MODEL_MAX_PATHS];	/* 0: timer stopped */
-	unsigned long probe_next[MODEL_MAX_NS][MODEL_MAX_PATHS];
+	struct nvme_lat_probe probe[MODEL_MAX_NS][MODEL_MAX_PATHS];
+	unsigned long busy[MODEL_MAX_NS][MODEL_MAX_PATHS];
 	u32 inflight[MODEL_MAX_NS][MODEL_MAX_PATHS];
 	unsigned int rotor[MODEL_MAX_NS];
 	struct model_event heap[MODEL_MAX_EVENTS];
@@ -206,7 +226,7 @@ static u32 model_ctrl_inflight(struct model *m, int path)
 static int model_latency(struct model *m, const struct model_job *job, bool ctrl)
 {
 	struct nvme_lat_path p[MODEL_MAX_PATHS];
-	unsigned long *probe_next[MODEL_MAX_PATHS];
+	struct nvme_lat_probe *probe[MODEL_MAX_PATHS];
 	unsigned long now = model_jiffies(m->now_ns);
 	struct blk_clat_estimate est;
 	int i, ns = job->ns;
@@ -216,10 +236,11 @@ static int model_latency(struct model *m, const struct model_job *job, bool ctrl
 			      job->bytes, now, &est);
 		nvme_lat_path_set(&p[i], &est,
 				  ctrl ? model_ctrl_inflight(m, i) : m->inflight[ns][i],
-				  m->sc->tier[ns][i], m->probe_next[ns][i], now, true);
-		probe_next[i] = &m->probe_next[ns][i];
+				  m->busy[ns][i], m->sc->tier[ns][i], &m->probe[ns][i],
+				  now, true);
+		probe[i] = &m->probe[ns][i];
 	}
-	i = nvme_lat_select(p, probe_next, m->sc->nr_paths, now, m->rotor[ns]++);
+	i = nvme_lat_select(p, probe, m->sc->nr_paths, now, m->rotor[ns]++);
 	if (i >= 0 && p[i].probe)
 		m->r.probes[ns][i]++;
 	return i;
@@ -336,7 +357,11 @@ static void model_submit(struct model *m, int j)
 	m->server_free_ns[b][s] = start + svc;
 	ev.t_ns = m->server_free_ns[b][s] + m->delay_ns[i];
 	ev.path = i;
-	m->inflight[job->ns][i]++;
+	if (!m->inflight[job->ns][i]++)
+		m->busy[job->ns][i] = model_jiffies(m->now_ns);
+	if (m->sc->hole.to_ns && i == m->sc->hole.path &&
+	    m->now_ns >= m->sc->hole.from_ns && m->now_ns < m->sc->hole.to_ns)
+		m->r.hole_sent++;
 	model_push(m, &ev);
 }
 
@@ -367,6 +392,7 @@ static void model_complete(struct model *m, const struct model_event *ev)
 	int ns = job->ns, bin;
 
 	m->inflight[ns][ev->path]--;
+	m->busy[ns][ev->path] = model_jiffies(m->now_ns);
 	/* every job submits from CPU 0 */
 	blk_clat_add_sample(m->clat[ns][ev->path], 0, job->write, job->bytes, lat);
 	if (!m->next_fold_ns[ns][ev->path])
@@ -375,6 +401,17 @@ static void model_complete(struct model *m, const struct model_event *ev)
 	bin = div64_u64(m->now_ns, MODEL_WIN_NS);
 	if (bin < MODEL_TRACE)
 		r->trace[ev->job][bin][ev->path]++;
+	if (m->sc->hole.to_ns) {
+		if (m->now_ns > m->sc->hole.from_ns && r->last_done_ns < m->sc->hole.to_ns)
+			r->hole_gap_ns = max(r->hole_gap_ns,
+					     min(m->now_ns, m->sc->hole.to_ns) -
+					     max(r->last_done_ns, m->sc->hole.from_ns));
+		r->last_done_ns = m->now_ns;
+		bin = m->now_ns >= m->sc->hole.to_ns ?
+		      div64_u64(m->now_ns - m->sc->hole.to_ns, MODEL_WIN_NS) : -1;
+		if (bin >= 0 && bin < MODEL_AFTER)
+			r->after[bin][ev->path]++;
+	}
 	if (m->now_ns >= m->sc->warmup_ns) {
 		r->done++;
 		r->done_path[ev->path]++;
@@ -402,7 +439,8 @@ static void model_run(struct kunit *test, struct model *m,
 		for (i = 0; i < sc->nr_paths; i++) {
 			m->clat[ns][i] = blk_clat_alloc();
 			KUNIT_ASSERT_NOT_NULL(test, m->clat[ns][i]);
-			m->probe_next[ns][i] = model_jiffies(0);
+			m->probe[ns][i].next_jiffies = model_jiffies(0);
+			m->busy[ns][i] = model_jiffies(0);
 		}
 	for (i = 0; i < sc->nr_jobs; i++) {
 		ev = (struct model_event){ .t_ns = sc->job[i].start_ns, .job = i,
@@ -414,6 +452,14 @@ static void model_run(struct kunit *test, struct model *m,
 		ev = model_pop(m);
 		if (ev.t_ns >= sc->end_ns)
 			break;
+		/* what a black hole takes fails over when it ends */
+		if (!ev.start && sc->hole.to_ns && ev.path == sc->hole.path &&
+		    ev.t_ns >= sc->hole.from_ns && ev.t_ns < sc->hole.to_ns) {
+			ev.t_ns = sc->hole.to_ns;
+			ev.failed = true;
+			model_push(m, &ev);
+			continue;
+		}
 		m->now_ns = ev.t_ns;
 		model_fold(m);
 		while (m->next_step < sc->nr_steps &&
@@ -425,6 +471,10 @@ static void model_run(struct kunit *test, struct model *m,
 		if (ev.start) {
 			for (d = 0; d < sc->job[ev.job].depth; d++)
 				model_submit(m, ev.job);
+		} else if (ev.failed) {
+			m->inflight[sc->job[ev.job].ns][ev.path]--;
+			m->busy[sc->job[ev.job].ns][ev.path] = model_jiffies(m->now_ns);
+			model_submit(m, ev.job);
 		} else {
 			model_complete(m, &ev);
 			model_submit(m, ev.job);
@@ -832,6 +882,80 @@ static void model_test_latency_step(struct kunit *test)
 	}
 }
 
+/*
+ * A black hole: path 0 of 2, 4 or 8 equal paths answers nothing for 20 s
+ * (what it holds completes when it comes back), at 1, 8 and 64 in flight.
+ * No probe may pile into it: at 1 in flight at most one I/O is lost to it
+ * (until keep-alive, which the model has not), at more at most 4 are sent
+ * to it after it went silent and the other paths never stop completing
+ * for over 100 ms.  After the hole the path is back at half its share
+ * within the recovery bound of the probe back-off.  queue-depth's figures
+ * are printed beside.
+ */
+static void model_test_black_hole(struct kunit *test)
+{
+	static const u8 paths[] = { 2, 4, 8 }, depths[] = { 1, 8, 64 };
+	struct model_scenario sc = {
+		.nr_ns = 1, .nr_jobs = 1,
+		.hole = { .from_ns = 1000 * NSEC_PER_MSEC,
+			  .to_ns = 21000 * NSEC_PER_MSEC, .path = 0 },
+		.warmup_ns = 200 * NSEC_PER_MSEC, .end_ns = 26000 * NSEC_PER_MSEC,
+	};
+	struct model *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+	static const enum model_policy pol[] = { MODEL_QD, MODEL_LAT };
+	u64 back_ms, sum, pm;
+	int a, b, k, i, bin;
+	char name[32];
+
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	sc.name = name;
+	for (a = 0; a < ARRAY_SIZE(paths); a++) {
+		sc.nr_paths = paths[a];
+		for (i = 0; i < sc.nr_paths; i++) {
+			sc.bn[i] = (struct model_bottleneck){
+				.service_ns = 2000 * MODEL_NS, .servers = 4 };
+			sc.path[i] = (struct model_path){
+				.delay_ns = 30 * MODEL_NS, .bottleneck = i };
+		}
+		for (b = 0; b < ARRAY_SIZE(depths); b++) {
+			sc.job[0] = (struct model_job){ .depth = depths[b],
+							.bytes = SZ_4K };
+			snprintf(name, sizeof(name), "black-hole-%u-qd%u",
+				 paths[a], depths[b]);
+			for (k = 0; k < ARRAY_SIZE(pol); k++) {
+				model_run(test, m, &sc, pol[k]);
+				/* back at half its share in a 50 ms bin */
+				back_ms = U64_MAX;
+				for (bin = 0; bin < MODEL_AFTER; bin++) {
+					for (i = 0, sum = 0; i < sc.nr_paths; i++)
+						sum += m->r.after[bin][i];
+					pm = permille(m->r.after[bin][0], sum);
+					if (sum && pm * 2 * sc.nr_paths >= 1000) {
+						back_ms = bin * 50 + 50;
+						break;
+					}
+				}
+				kunit_info(test, "model: %s | %s | %llu sent into the hole | longest gap %llu ms | back after %lld ms\n",
+					   name, model_policy_names[pol[k]],
+					   m->r.hole_sent,
+					   div_u64(m->r.hole_gap_ns, NSEC_PER_MSEC),
+					   back_ms == U64_MAX ? -1LL : (s64)back_ms);
+				if (pol[k] != MODEL_LAT)
+					continue;
+				if (depths[b] == 1) {
+					KUNIT_EXPECT_LE_MSG(test, m->r.hole_sent, 1ULL, "%s", name);
+				} else {
+					KUNIT_EXPECT_LE_MSG(test, m->r.hole_sent, 4ULL, "%s", name);
+					KUNIT_EXPECT_LE_MSG(test, m->r.hole_gap_ns,
+							    100 * NSEC_PER_MSEC, "%s", name);
+				}
+				KUNIT_EXPECT_LE_MSG(test, back_ms,
+						    (u64)MODEL_RECOVERY_MS, "%s", name);
+			}
+		}
+	}
+}
+
 /* The decision alone: tiers, probes, the equal band, rotation. */
 static void model_test_choose(struct kunit *test)
 {
@@ -879,25 +1003,104 @@ static void model_test_choose(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, nvme_lat_choose(p, 0, 0), -1);
 }
 
-/* Of many CPUs finding a probe due at once, one takes it. */
+/*
+ * Of many CPUs finding a probe due at once, one takes it; the interval
+ * doubles while the path is outside the band, up to its cap.
+ */
 static void model_test_probe_claim(struct kunit *test)
 {
-	unsigned long next = 1000;
+	struct nvme_lat_probe pr = { .next_jiffies = 1000 };
 
-	KUNIT_EXPECT_FALSE(test, nvme_lat_claim_probe(&next, 999, 13));
-	KUNIT_EXPECT_TRUE(test, nvme_lat_claim_probe(&next, 1000, 13));
-	KUNIT_EXPECT_EQ(test, next, 1013UL);
-	KUNIT_EXPECT_FALSE(test, nvme_lat_claim_probe(&next, 1000, 13));
+	KUNIT_EXPECT_FALSE(test, nvme_lat_claim_probe(&pr, 999, 13, false));
+	KUNIT_EXPECT_TRUE(test, nvme_lat_claim_probe(&pr, 1000, 13, false));
+	KUNIT_EXPECT_EQ(test, pr.next_jiffies, 1013UL);
+	KUNIT_EXPECT_FALSE(test, nvme_lat_claim_probe(&pr, 1000, 13, false));
 	/* across a jiffies wrap */
-	next = ULONG_MAX - 2;
-	KUNIT_EXPECT_TRUE(test, nvme_lat_claim_probe(&next, ULONG_MAX, 13));
-	KUNIT_EXPECT_FALSE(test, nvme_lat_claim_probe(&next, 5, 13));
-	KUNIT_EXPECT_TRUE(test, nvme_lat_claim_probe(&next, 12, 13));
+	pr.next_jiffies = ULONG_MAX - 2;
+	KUNIT_EXPECT_TRUE(test, nvme_lat_claim_probe(&pr, ULONG_MAX, 13, false));
+	KUNIT_EXPECT_FALSE(test, nvme_lat_claim_probe(&pr, 5, 13, false));
+	KUNIT_EXPECT_TRUE(test, nvme_lat_claim_probe(&pr, 12, 13, false));
+	/* back-off: 2, 4, 8, 16 intervals, then no more */
+	pr = (struct nvme_lat_probe){ .next_jiffies = 0 };
+	KUNIT_EXPECT_TRUE(test, nvme_lat_claim_probe(&pr, 0, 10, true));
+	KUNIT_EXPECT_EQ(test, pr.next_jiffies, 20UL);
+	KUNIT_EXPECT_TRUE(test, nvme_lat_claim_probe(&pr, 20, 10, true));
+	KUNIT_EXPECT_EQ(test, pr.next_jiffies, 60UL);
+	KUNIT_EXPECT_TRUE(test, nvme_lat_claim_probe(&pr, 60, 10, true));
+	KUNIT_EXPECT_TRUE(test, nvme_lat_claim_probe(&pr, 140, 10, true));
+	KUNIT_EXPECT_EQ(test, pr.next_jiffies, 300UL);
+	KUNIT_EXPECT_TRUE(test, nvme_lat_claim_probe(&pr, 300, 10, true));
+	KUNIT_EXPECT_EQ(test, pr.next_jiffies, 460UL);
+	/* back in the band: one interval again */
+	KUNIT_EXPECT_TRUE(test, nvme_lat_claim_probe(&pr, 460, 10, false));
+	KUNIT_EXPECT_EQ(test, pr.next_jiffies, 470UL);
+	/* never more than the cap ahead */
+	KUNIT_EXPECT_TRUE(test, nvme_lat_claim_probe(&pr, 470, ULONG_MAX / 2, true));
+	KUNIT_EXPECT_EQ(test, pr.next_jiffies, 470 + NVME_LAT_PROBE_MAX_JIFFIES);
+}
+
+/*
+ * Jiffies distances past LONG_MAX: a slot last moved 2^31 and more jiffies
+ * ago is due (a signed compare reads it as far in the future).
+ */
+static void model_test_probe_due_wrap(struct kunit *test)
+{
+	unsigned long set = 12345, j;
+
+	KUNIT_EXPECT_FALSE(test, nvme_lat_probe_due(set + 10, set));
+	KUNIT_EXPECT_TRUE(test, nvme_lat_probe_due(set, set));
+	for (j = 1; j < BITS_PER_LONG; j++)
+		KUNIT_EXPECT_TRUE_MSG(test, nvme_lat_probe_due(set, set + (1UL << j)),
+				      "2^%lu jiffies later", j);
+	KUNIT_EXPECT_TRUE(test, nvme_lat_probe_due(set, set + LONG_MAX + 1UL));
+	KUNIT_EXPECT_TRUE(test, nvme_lat_probe_due(set, set - NVME_LAT_PROBE_MAX_JIFFIES - 1));
+}
+
+/*
+ * A path that holds requests and ends none for longer than its estimate:
+ * its estimate is raised to its silence, and it is not probed; idle, or
+ * answering, it is probed.  Neither is an I/O that yields no sample (a
+ * discard on a stale bucket).
+ */
+static void model_test_silent_path(struct kunit *test)
+{
+	struct blk_clat_estimate est = { .lat_ns = 20000,
+					 .lat_per_inflight_ns = 10000,
+					 .win_jiffies = 5, .stale = true };
+	struct nvme_lat_probe pr = { .next_jiffies = 1000 };
+	struct nvme_lat_path p;
+
+	nvme_lat_path_set(&p, &est, 0, 500, 0, &pr, 1000, true);
+	KUNIT_EXPECT_TRUE(test, p.probe);
+	KUNIT_EXPECT_EQ(test, p.lat_ns, 20000U);
+	nvme_lat_path_set(&p, &est, 3, 999, 0, &pr, 1000, true);
+	KUNIT_EXPECT_TRUE(test, p.probe);
+	KUNIT_EXPECT_EQ(test, p.lat_ns, 20000U);
+	/* three requests held, nothing ended for 10 jiffies: at least 9 */
+	nvme_lat_path_set(&p, &est, 3, 990, 0, &pr, 1000, true);
+	KUNIT_EXPECT_FALSE(test, p.probe);
+	KUNIT_EXPECT_EQ(test, p.lat_ns, (u32)jiffies_to_nsecs(9));
+	KUNIT_EXPECT_EQ(test, p.per_inflight_ns, (u32)jiffies_to_nsecs(9));
+	/* silent for a day: capped */
+	nvme_lat_path_set(&p, &est, 1, 1000 - 86400UL * HZ, 0, &pr, 1000, true);
+	KUNIT_EXPECT_FALSE(test, p.probe);
+	KUNIT_EXPECT_EQ(test, p.lat_ns, (u32)min_t(u64, jiffies_to_nsecs(5 * HZ), U32_MAX));
+	/* silent for less than its estimate: as measured, and probed */
+	est.lat_ns = jiffies_to_nsecs(20);
+	nvme_lat_path_set(&p, &est, 3, 990, 0, &pr, 1000, true);
+	KUNIT_EXPECT_TRUE(test, p.probe);
+	KUNIT_EXPECT_EQ(test, p.lat_ns, (u32)jiffies_to_nsecs(20));
+	KUNIT_EXPECT_EQ(test, p.per_inflight_ns, 10000U);
+	/* the caller's I/O yields no sample */
+	nvme_lat_path_set(&p, &est, 0, 500, 0, &pr, 1000, false);
+	KUNIT_EXPECT_FALSE(test, p.probe);
 }
 
 static struct kunit_case nvme_latency_model_cases[] = {
 	KUNIT_CASE(model_test_choose),
 	KUNIT_CASE(model_test_probe_claim),
+	KUNIT_CASE(model_test_probe_due_wrap),
+	KUNIT_CASE(model_test_silent_path),
 	KUNIT_CASE_SLOW(model_test_equal_paths),
 	KUNIT_CASE_SLOW(model_test_eight_paths),
 	KUNIT_CASE(model_test_recovery),
@@ -910,6 +1113,7 @@ static struct kunit_case nvme_latency_model_cases[] = {
 	KUNIT_CASE(model_test_new_class),
 	KUNIT_CASE_SLOW(model_test_two_namespaces),
 	KUNIT_CASE(model_test_latency_step),
+	KUNIT_CASE_SLOW(model_test_black_hole),
 	{}
 };
 

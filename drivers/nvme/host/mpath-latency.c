@@ -111,33 +111,75 @@ VISIBLE_IF_KUNIT int nvme_lat_choose(const struct nvme_lat_path *p, int nr,
 EXPORT_SYMBOL_IF_KUNIT(nvme_lat_choose);
 
 /**
+ * nvme_lat_probe_due - whether a path's probe slot is free
+ * @next_jiffies: the path's next probe time
+ * @now: the time in jiffies
+ *
+ * The slot is taken while @next_jiffies lies ahead of @now by at most
+ * %NVME_LAT_PROBE_MAX_JIFFIES, the longest interval nvme_lat_claim_probe()
+ * sets; any other distance is a time in the past, however long ago, so
+ * that a path last probed more than 2^31 jiffies ago is probed at once.
+ *
+ * Return: true if the path may be probed.
+ */
+VISIBLE_IF_KUNIT bool nvme_lat_probe_due(unsigned long next_jiffies,
+					 unsigned long now)
+{
+	return next_jiffies - now - 1 >= NVME_LAT_PROBE_MAX_JIFFIES;
+}
+EXPORT_SYMBOL_IF_KUNIT(nvme_lat_probe_due);
+
+/**
  * nvme_lat_path_set - fill in one path's input to nvme_lat_choose()
  * @p: the entry to fill in
  * @est: the path's estimate for this I/O, from blk_clat_read()
  * @inflight: requests in flight on the path (this namespace's)
+ * @busy_jiffies: when the path last ended a request or went busy, jiffies
  * @tier: 0 for ANA optimized, 1 for non-optimized, %NVME_LAT_UNUSABLE
- * @probe_next: jiffies from which the path may be probed again
+ * @probe: the path's probe slot
  * @now: the time in jiffies
- * @may_probe: the caller sends I/O, so it can serve as a probe
+ * @may_probe: the caller sends I/O that yields a sample (a read or write
+ *	with data), so it can serve as a probe
+ *
+ * A path that holds requests and has ended none for longer than its
+ * estimate (and two jiffies at least) takes at least that long now: its
+ * estimate and its estimate per request in flight are raised to that
+ * silence, so that the requests it holds push new I/O away from it as they
+ * would under queue-depth.  Such a path is not probed either, so that probes cannot pile up in a path that does not
+ * answer.  Probes are a window apart, or an estimated latency apart on a
+ * path slower than that, and the interval doubles while the path's probes
+ * find it outside the band (nvme_lat_select()).
  *
  * Context: any.
  */
 VISIBLE_IF_KUNIT void nvme_lat_path_set(struct nvme_lat_path *p,
 					const struct blk_clat_estimate *est,
-					unsigned int inflight, u8 tier,
-					unsigned long probe_next,
+					unsigned int inflight,
+					unsigned long busy_jiffies, u8 tier,
+					const struct nvme_lat_probe *probe,
 					unsigned long now, bool may_probe)
 {
+	unsigned long quiet = now - busy_jiffies;
+	u32 silent_ns = 0;
+
 	p->lat_ns = est->lat_ns;
 	p->per_inflight_ns = est->lat_per_inflight_ns;
 	p->inflight = min(inflight, U16_MAX);
 	p->tier = tier;
-	p->probe = may_probe && est->stale && tier != NVME_LAT_UNUSABLE &&
-		   time_after_eq(now, probe_next);
-	/*
-	 * Probes are a window apart, or an estimated latency apart on a path
-	 * slower than that, so that a slow link has about one in flight.
-	 */
+	/* a lower bound of the silence: busy_jiffies may be a jiffy late */
+	if (unlikely(inflight && (long)quiet >= 2)) {
+		quiet = min_t(unsigned long, quiet - 1, 5 * HZ);
+		silent_ns = min_t(u64, jiffies_to_nsecs(quiet), U32_MAX);
+		if (silent_ns > p->lat_ns) {
+			p->lat_ns = silent_ns;
+			p->per_inflight_ns = max(p->per_inflight_ns, silent_ns);
+		} else {
+			silent_ns = 0;
+		}
+	}
+	p->probe = may_probe && est->stale && !silent_ns &&
+		   tier != NVME_LAT_UNUSABLE &&
+		   nvme_lat_probe_due(READ_ONCE(probe->next_jiffies), now);
 	p->win_jiffies = max_t(unsigned long, est->win_jiffies, 1);
 	if (p->probe)
 		p->win_jiffies = max_t(unsigned long, p->win_jiffies,
@@ -146,32 +188,56 @@ VISIBLE_IF_KUNIT void nvme_lat_path_set(struct nvme_lat_path *p,
 EXPORT_SYMBOL_IF_KUNIT(nvme_lat_path_set);
 
 /**
- * nvme_lat_claim_probe - take a path's probe slot for this window
- * @probe_next: the path's next probe time in jiffies
+ * nvme_lat_claim_probe - take a path's probe slot
+ * @probe: the path's probe slot
  * @now: the time in jiffies
- * @win_jiffies: the path's estimator window
+ * @interval: jiffies until the next probe, before back-off
+ * @outside: the path was outside the band when its probe was chosen
  *
  * Of the CPUs that find a probe due at the same time, exactly one wins.
+ * The winner doubles the path's interval (up to 2^%NVME_LAT_PROBE_MAX_BACKOFF
+ * times @interval and at most %NVME_LAT_PROBE_MAX_JIFFIES) when @outside,
+ * and resets it otherwise.
  *
  * Context: any.
  * Return: true if the caller may send the probe.
  */
-VISIBLE_IF_KUNIT bool nvme_lat_claim_probe(unsigned long *probe_next,
+VISIBLE_IF_KUNIT bool nvme_lat_claim_probe(struct nvme_lat_probe *probe,
 					   unsigned long now,
-					   unsigned long win_jiffies)
+					   unsigned long interval, bool outside)
 {
-	unsigned long old = READ_ONCE(*probe_next);
+	unsigned long old = READ_ONCE(probe->next_jiffies);
+	unsigned int backoff = READ_ONCE(probe->backoff);
 
-	if (time_before(now, old))
+	if (!nvme_lat_probe_due(old, now))
 		return false;
-	return try_cmpxchg(probe_next, &old, now + win_jiffies);
+	backoff = outside ? min(backoff + 1, NVME_LAT_PROBE_MAX_BACKOFF) : 0;
+	interval = min(interval, NVME_LAT_PROBE_MAX_JIFFIES) << backoff;
+	interval = clamp(interval, 1UL, NVME_LAT_PROBE_MAX_JIFFIES);
+	if (!try_cmpxchg(&probe->next_jiffies, &old, now + interval))
+		return false;
+	WRITE_ONCE(probe->backoff, backoff);
+	return true;
 }
 EXPORT_SYMBOL_IF_KUNIT(nvme_lat_claim_probe);
+
+/* @i's estimate is outside the band of the other paths of its tier */
+static bool nvme_lat_outside_band(const struct nvme_lat_path *p, int nr, int i)
+{
+	u32 min_lat = U32_MAX;
+	int j;
+
+	for (j = 0; j < nr; j++)
+		if (j != i && p[j].tier == p[i].tier && p[j].lat_ns)
+			min_lat = min(min_lat, p[j].lat_ns);
+	return p[i].lat_ns && min_lat != U32_MAX &&
+	       p[i].lat_ns > (u64)min_lat + (min_lat >> 2);
+}
 
 /**
  * nvme_lat_select - decide, and claim the probe slot if the choice is a probe
  * @p: the paths, filled in with nvme_lat_path_set()
- * @probe_next: each path's probe slot
+ * @probe: each path's probe slot
  * @nr: number of paths
  * @now: the time in jiffies
  * @rotor: index at which ties start
@@ -180,15 +246,17 @@ EXPORT_SYMBOL_IF_KUNIT(nvme_lat_claim_probe);
  * Return: an index into @p, or -1 if no path is usable.
  */
 VISIBLE_IF_KUNIT int nvme_lat_select(struct nvme_lat_path *p,
-				     unsigned long *const *probe_next, int nr,
-				     unsigned long now, unsigned int rotor)
+				     struct nvme_lat_probe *const *probe,
+				     int nr, unsigned long now,
+				     unsigned int rotor)
 {
 	int i;
 
 	for (;;) {
 		i = nvme_lat_choose(p, nr, rotor);
 		if (i < 0 || !p[i].probe ||
-		    nvme_lat_claim_probe(probe_next[i], now, p[i].win_jiffies))
+		    nvme_lat_claim_probe(probe[i], now, p[i].win_jiffies,
+					 nvme_lat_outside_band(p, nr, i)))
 			return i;
 		/* another CPU probes it in this window */
 		p[i].probe = false;
@@ -231,12 +299,13 @@ static void nvme_lat_read(struct nvme_ns_head *head, struct nvme_ns *ns,
  * @head: the namespace head
  * @bio: the I/O, or NULL for a caller that does not send I/O (ioctl, PR,
  *	zone report): it gets a path but never uses a probe slot, and neither
- *	does an I/O without data (flush)
+ *	does an I/O that yields no latency sample (flush, discard, write
+ *	zeroes, zone append)
  *
- * Considers the first %NVME_LAT_MAX_PATHS paths of @head.  When no path has
- * an estimate for the I/O's size class, which happens when the path queues
- * merge such I/O into larger requests, the next larger class with an
- * estimate stands in for it.
+ * Considers the first %NVME_LAT_MAX_PATHS usable paths of @head.  When no
+ * path has an estimate for the I/O's size class, which happens when the
+ * path queues merge such I/O into larger requests, the next larger class
+ * with an estimate stands in for it.
  *
  * Context: under head->srcu.
  * Return: the path, or NULL if none is usable.
@@ -247,26 +316,32 @@ struct nvme_ns *nvme_latency_path(struct nvme_ns_head *head, struct bio *bio)
 	/* filled in below before use: not worth zeroing 512 bytes per I/O */
 	struct nvme_lat_path p[NVME_LAT_MAX_PATHS] __uninitialized;
 	struct nvme_ns *path[NVME_LAT_MAX_PATHS] __uninitialized;
-	unsigned long *probe_next[NVME_LAT_MAX_PATHS] __uninitialized;
+	struct nvme_lat_probe *probe[NVME_LAT_MAX_PATHS] __uninitialized;
 	struct blk_clat_estimate est __uninitialized;
 	unsigned long now = jiffies;
 	unsigned int bytes = bio ? bio->bi_iter.bi_size : 0;
 	/* a flush goes where the writes it follows do */
 	bool write = bio && (op_is_write(bio_op(bio)) || !bytes);
+	bool sampled = bio && bytes && (bio_op(bio) == REQ_OP_READ ||
+					bio_op(bio) == REQ_OP_WRITE);
 	int node = numa_node_id(), nr = 0, i;
 	bool any = false;
 	struct nvme_ns *ns;
+	u8 tier;
 
 	list_for_each_entry_srcu(ns, &head->list, siblings,
 				 srcu_read_lock_held(&head->srcu)) {
+		tier = nvme_lat_tier(ns);
+		if (tier == NVME_LAT_UNUSABLE)
+			continue;
 		if (nr == NVME_LAT_MAX_PATHS)
 			break;
 		nvme_lat_read(head, ns, node, write, bytes, now, &est);
 		nvme_lat_path_set(&p[nr], &est, atomic_read(&ns->lat_nr_active),
-				  nvme_lat_tier(ns), READ_ONCE(ns->lat_probe_next),
-				  now, bytes);
-		any |= p[nr].lat_ns != 0;
-		probe_next[nr] = &ns->lat_probe_next;
+				  READ_ONCE(ns->lat_busy_jiffies), tier,
+				  &ns->lat_probe, now, sampled);
+		any |= est.lat_ns != 0;
+		probe[nr] = &ns->lat_probe;
 		path[nr++] = ns;
 	}
 
@@ -276,13 +351,15 @@ struct nvme_ns *nvme_latency_path(struct nvme_ns_head *head, struct bio *bio)
 		for (i = 0; i < nr; i++) {
 			nvme_lat_read(head, path[i], node, write, bytes, now,
 				      &est);
-			p[i].lat_ns = est.lat_ns;
-			p[i].per_inflight_ns = est.lat_per_inflight_ns;
+			/* above a silent path's floor, if it has one */
+			p[i].lat_ns = max(p[i].lat_ns, est.lat_ns);
+			p[i].per_inflight_ns = max(p[i].per_inflight_ns,
+						   est.lat_per_inflight_ns);
 			any |= est.lat_ns != 0;
 		}
 	}
 
-	i = nvme_lat_select(p, probe_next, nr, now,
+	i = nvme_lat_select(p, probe, nr, now,
 			    this_cpu_inc_return(nvme_lat_rotor));
 	return i < 0 ? NULL : path[i];
 }
@@ -313,7 +390,8 @@ static bool nvme_lat_update_path(struct nvme_ns *ns, bool want)
 				     ns->disk->disk_name, PTR_ERR(clat));
 		return true;
 	}
-	WRITE_ONCE(ns->lat_probe_next, jiffies);
+	WRITE_ONCE(ns->lat_probe.next_jiffies, jiffies);
+	WRITE_ONCE(ns->lat_probe.backoff, 0);
 	WRITE_ONCE(ns->lat_attached, true);
 	rcu_assign_pointer(ns->clat, clat);
 	return false;
@@ -331,7 +409,8 @@ static bool nvme_lat_update_path(struct nvme_ns *ns, bool want)
  * queue that cannot drain.  The work item serialises them per head, and so
  * per path queue.  An attach that fails (other than for a disk not added
  * yet, whose add kicks the work again) is retried %NVME_LAT_RETRY_DELAY
- * later; until then the path has no estimate and no probes.
+ * later; until then the path has no estimate and no probes.  Each run drops
+ * the head reference that nvme_latency_kick() queued it with.
  *
  * Context: process context, from nvme_wq.
  */
@@ -383,5 +462,35 @@ void nvme_latency_work(struct work_struct *work)
 
 	/* a kick in the meantime runs us sooner; this does not delay it */
 	if (retry)
-		queue_delayed_work(nvme_wq, &head->lat_work, NVME_LAT_RETRY_DELAY);
+		nvme_latency_kick(head, NVME_LAT_RETRY_DELAY);
+	/* the reference this run was queued with; @head may go with it */
+	nvme_put_ns_head(head);
+}
+
+/**
+ * nvme_latency_kick - run a head's latency work
+ * @head: the namespace head, with a disk
+ * @delay: jiffies from now; 0 also runs a pending retry at once, a delay
+ *	never postpones a pending run
+ *
+ * Each queued run of head->lat_work holds a reference on @head, and drops
+ * it when it has run.  So the work never runs on a freed head, nothing has
+ * to cancel it before the head is freed, and it may drop the head's last
+ * reference itself.  A head that is already going away is not kicked.
+ *
+ * Context: any context that may sleep.
+ */
+void nvme_latency_kick(struct nvme_ns_head *head, unsigned long delay)
+{
+	bool pending;
+
+	if (!nvme_tryget_ns_head(head))
+		return;
+	if (delay)
+		pending = !queue_delayed_work(nvme_wq, &head->lat_work, delay);
+	else
+		pending = mod_delayed_work(nvme_wq, &head->lat_work, 0);
+	/* a pending run holds a reference already */
+	if (pending)
+		nvme_put_ns_head(head);
 }
