@@ -11,7 +11,7 @@ export NVLAT_CACHE := $(CACHE)
 T := tools
 
 .PHONY: help deps tree apply reset-tree export check-sync kernel kernel-base profile scale test-fault \
-	kunit test test-debug torture demo bench bench-quick bench-switch check check-selftest \
+	kunit test test-placement test-debug torture demo bench bench-quick bench-switch check check-selftest \
 	quilt-check maintainers send-dry-run clean
 
 help:
@@ -56,6 +56,10 @@ kunit: tree
 ## make test        every test on the test kernel; ends with "N passed, N failed"
 test: deps
 	@$(T)/test.sh
+
+## make test-placement  the placement tests host load can move (61 65 73 76), TCG real time
+test-placement: kernel
+	@$(T)/tests/guest.sh 61-clat-estimate 65-bandwidth 73-equal-split 76-two-namespaces
 
 ## make test-debug  lifetime tests and a short torture on a KASAN/lockdep/kmemleak kernel
 test-debug: tree

@@ -11,7 +11,8 @@
 #   4. kernel             test kernel builds (series, CONFIG_BLK_CLAT=y)
 #   5. kernel-clat-off    block/ and drivers/nvme build with CONFIG_BLK_CLAT=n
 #   6. check              tools/check.sh (checkpatch, W=1, sparse, ...)
-#   7. boot: KUnit suites (parsed by kunit.py) and the guest tests
+#   7. boot: KUnit suites (parsed by kunit.py) and the guest tests but the
+#      placement tests of make test-placement
 set -u
 # shellcheck source=common.sh
 . "$(dirname "$0")/common.sh"
@@ -62,11 +63,39 @@ if [ -z "${NVLAT_SKIP_CHECK:-}" ]; then
 	failed=$((failed + cf))
 fi
 
+# guest_counts NAME RUNDIR RC: the TAP and counts of a boot's guest tests
+guest_counts() {
+	local gsum gp gf
+	sed 's/^/    /' "$2/results.tap" 2>/dev/null
+	gsum=$(cat "$2/summary" 2>/dev/null)
+	gp=$(sed -n 's/^\([0-9]*\) passed.*/\1/p' <<< "$gsum")
+	gf=$(sed -n 's/.* \([0-9]*\) failed.*/\1/p' <<< "$gsum")
+	if [ -z "$gp" ] || [ "$3" != 0 ] && [ "${gf:-0}" = 0 ]; then
+		result "$1" 1 "guest run failed (exit $3), see $2"
+	else
+		passed=$((passed + gp))
+		failed=$((failed + gf))
+		echo "# $1: $gsum"
+	fi
+}
+
+# console_clean NAME RUNDIR: no BUG/WARNING/lockdep on a boot's console
+console_clean() {
+	local src=0
+	"$TOP/tools/vm/scan-console.sh" "$2/console.log" > "$LOGS/scan-$1.log" 2>&1 || src=$?
+	[ "$src" = 0 ] || sed 's/^/# /' "$LOGS/scan-$1.log"
+	result "$1: console clean (no BUG/WARNING/lockdep)" "$src"
+}
+
+# The placement tests that judge shares and rates in TCG's real time,
+# which host load moves (tools/tests/README.md): make test-placement.
+PLACEMENT="61 65 73 76"
 if [ "$kernel_ok" = 0 ]; then
 	rundir=$CACHE/runs/test-$(date +%Y%m%d-%H%M%S)
 	initrd=$("$TOP/tools/vm/initramfs.sh")
 	rc=0
-	"$TOP/tools/vm/run.sh" -q -i "$initrd" -t "${NVLAT_GUEST_TIMEOUT:-2400}" -r "$rundir" -- \
+	"$TOP/tools/vm/run.sh" -q -i "$initrd" -t "${NVLAT_GUEST_TIMEOUT:-2400}" -r "$rundir" \
+		-e NVLAT_SKIP="$PLACEMENT" -- \
 		"$TOP/tools/tests/guest/run-all.sh" > "$LOGS/guest-host.log" 2>&1 || rc=$?
 	# KUnit ran at boot: one result per test case
 	python3 "$TREE/tools/testing/kunit/kunit.py" parse --raw_output=kunit \
@@ -83,22 +112,8 @@ if [ "$kernel_ok" = 0 ]; then
 		failed=$((failed + ${kf:-0}))
 		result "kunit (blk-clat, latency path model)" "${kf:-0}" "$kp cases passed, ${kf:-0} failed"
 	fi
-	# guest tests: their TAP, then their counts
-	sed 's/^/    /' "$rundir/results.tap" 2>/dev/null
-	gsum=$(cat "$rundir/summary" 2>/dev/null)
-	gp=$(sed -n 's/^\([0-9]*\) passed.*/\1/p' <<< "$gsum")
-	gf=$(sed -n 's/.* \([0-9]*\) failed.*/\1/p' <<< "$gsum")
-	if [ -z "$gp" ] || [ "$rc" != 0 ] && [ "${gf:-0}" = 0 ]; then
-		result guest 1 "guest run failed (exit $rc), see $rundir"
-	else
-		passed=$((passed + gp))
-		failed=$((failed + gf))
-		echo "# guest tests: $gsum"
-	fi
-	src=0
-	"$TOP/tools/vm/scan-console.sh" "$rundir/console.log" > "$LOGS/scan.log" 2>&1 || src=$?
-	[ "$src" = 0 ] || sed 's/^/# /' "$LOGS/scan.log"
-	result "console clean (no BUG/WARNING/lockdep)" "$src"
+	guest_counts "guest tests" "$rundir" "$rc"
+	console_clean guest "$rundir"
 fi
 
 echo "$passed passed, $failed failed"

@@ -12,8 +12,10 @@
  * queue, whose windows are folded on the simulated clock, and every I/O is
  * placed by the real decision of the latency iopolicy.  The same model runs
  * numa, round-robin and queue-depth, written as the same kind of function,
- * and a clairvoyant placement that knows every queue and sends each I/O
- * where it completes first: the oracle.
+ * the weighted rule of the "latency" iopolicy posted in May 2026 (written
+ * here from its published description, see model_weighted()), and a
+ * clairvoyant placement that knows every queue and sends each I/O where it
+ * completes first: the oracle.
  *
  * Time scales are those of real hardware: tens of microseconds on a local
  * path, hundreds on a remote one, 10^5 to 10^6 IOPS.
@@ -41,6 +43,10 @@ enum {
 };
 
 #define MODEL_WIN_NS	(50 * NSEC_PER_MSEC)	/* blk-clat's default window */
+/* the weighted rule: EWMA weight 1/8, folded every 15 s, weights 1-64 */
+#define MODEL_W_FOLD_NS	(15ULL * NSEC_PER_SEC)
+#define MODEL_W_SHIFT	3
+#define MODEL_W_MAX	64
 #define MODEL_NS	(NSEC_PER_USEC)
 /* a healed path carries half its share again within this (black hole) */
 #define MODEL_RECOVERY_MS	2000
@@ -51,13 +57,15 @@ enum model_policy {
 	MODEL_QD,
 	MODEL_LAT,
 	MODEL_LAT_CTRL,		/* latency, fed per-controller in-flight counts */
+	MODEL_WEIGHTED,		/* the May 2026 weighted round-robin */
+	MODEL_WEIGHTED_FAST,	/* the same rule, folded every 50 ms */
 	MODEL_ORACLE,
 	MODEL_NR_POLICIES,
 };
 
 static const char *const model_policy_names[MODEL_NR_POLICIES] = {
 	"numa", "round-robin", "queue-depth", "latency", "latency/ctrl-inflight",
-	"oracle",
+	"weighted-2026", "weighted/50ms", "oracle",
 };
 
 struct model_bottleneck {
@@ -143,6 +151,13 @@ struct model {
 	unsigned long busy[MODEL_MAX_NS][MODEL_MAX_PATHS];
 	u32 inflight[MODEL_MAX_NS][MODEL_MAX_PATHS];
 	unsigned int rotor[MODEL_MAX_NS];
+	/* the weighted rule: samples since the fold, EWMA, weight, credits */
+	u64 w_sum_ns[MODEL_MAX_NS][MODEL_MAX_PATHS];
+	u64 w_nr[MODEL_MAX_NS][MODEL_MAX_PATHS];
+	u64 w_ewma_ns[MODEL_MAX_NS][MODEL_MAX_PATHS];
+	u8 w_weight[MODEL_MAX_NS][MODEL_MAX_PATHS];
+	u8 w_credit[MODEL_MAX_NS][MODEL_MAX_PATHS];
+	u64 w_next_fold_ns;
 	struct model_event heap[MODEL_MAX_EVENTS];
 	int nr_events;
 	unsigned int next_step;
@@ -299,6 +314,64 @@ static int model_queue_depth(struct model *m, const struct model_job *job)
 	return -1;
 }
 
+/*
+ * The weighted rule posted in May 2026, from its description only: a
+ * per-path EWMA of completion latency (weight 1/8) folded from the samples
+ * of about every 15 s, a weight per path proportional to inverse latency,
+ * normalised to 64 in all and at least 1, and credits that give a weighted
+ * round-robin (one CPU here, so one set of credits).  Until the first fold
+ * every path weighs the same: round-robin.  "weighted/50ms" folds every
+ * window of blk-clat instead, to tell the rule from its fold period.
+ */
+static void model_weighted_fold(struct model *m)
+{
+	u64 inv[MODEL_MAX_PATHS], sum;
+	int ns, i;
+
+	for (ns = 0; ns < m->sc->nr_ns; ns++) {
+		sum = 0;
+		for (i = 0; i < m->sc->nr_paths; i++) {
+			u64 *e = &m->w_ewma_ns[ns][i];
+
+			if (m->w_nr[ns][i]) {
+				u64 mean = div64_u64(m->w_sum_ns[ns][i], m->w_nr[ns][i]);
+
+				*e = *e ? *e - (*e >> MODEL_W_SHIFT) + (mean >> MODEL_W_SHIFT) :
+				     mean;
+				m->w_sum_ns[ns][i] = 0;
+				m->w_nr[ns][i] = 0;
+			}
+			inv[i] = *e ? div64_u64(NSEC_PER_SEC, max(*e, 1ULL)) : 0;
+			sum += inv[i];
+		}
+		for (i = 0; i < m->sc->nr_paths; i++)
+			m->w_weight[ns][i] = !sum || !inv[i] ? MODEL_W_MAX :
+				clamp_t(u64, div64_u64(inv[i] * MODEL_W_MAX, sum), 1, MODEL_W_MAX);
+	}
+}
+
+static int model_weighted(struct model *m, const struct model_job *job)
+{
+	int ns = job->ns, n = m->sc->nr_paths, tier, pass, j, i;
+
+	for (tier = 0; tier < 2; tier++)
+		for (pass = 0; pass < 2; pass++) {
+			for (j = 1; j <= n; j++) {
+				i = (m->rotor[ns] + j) % n;
+				if (m->sc->tier[ns][i] != tier || !m->w_credit[ns][i])
+					continue;
+				m->w_credit[ns][i]--;
+				m->rotor[ns] = i;
+				return i;
+			}
+			/* this tier spent its credits: a new round */
+			for (i = 0; i < n; i++)
+				if (m->sc->tier[ns][i] == tier)
+					m->w_credit[ns][i] = m->w_weight[ns][i];
+		}
+	return -1;
+}
+
 /* clairvoyant: where this I/O completes first, knowing every queue */
 static int model_oracle(struct model *m, const struct model_job *job)
 {
@@ -341,6 +414,10 @@ static void model_submit(struct model *m, int j)
 	case MODEL_LAT:
 	case MODEL_LAT_CTRL:
 		i = model_latency(m, job, m->policy == MODEL_LAT_CTRL);
+		break;
+	case MODEL_WEIGHTED:
+	case MODEL_WEIGHTED_FAST:
+		i = model_weighted(m, job);
 		break;
 	default:
 		i = model_oracle(m, job);
@@ -393,6 +470,8 @@ static void model_complete(struct model *m, const struct model_event *ev)
 
 	m->inflight[ns][ev->path]--;
 	m->busy[ns][ev->path] = model_jiffies(m->now_ns);
+	m->w_sum_ns[ns][ev->path] += lat;
+	m->w_nr[ns][ev->path]++;
 	/* every job submits from CPU 0 */
 	blk_clat_add_sample(m->clat[ns][ev->path], 0, job->write, job->bytes, lat);
 	if (!m->next_fold_ns[ns][ev->path])
@@ -435,6 +514,10 @@ static void model_run(struct kunit *test, struct model *m,
 	prandom_seed_state(&m->rnd, 0x6e766c6174ULL);
 	for (i = 0; i < sc->nr_paths; i++)
 		m->delay_ns[i] = sc->path[i].delay_ns;
+	m->w_next_fold_ns = policy == MODEL_WEIGHTED ? MODEL_W_FOLD_NS : MODEL_WIN_NS;
+	for (ns = 0; ns < sc->nr_ns; ns++)
+		for (i = 0; i < sc->nr_paths; i++)
+			m->w_weight[ns][i] = MODEL_W_MAX;
 	for (ns = 0; ns < sc->nr_ns; ns++)
 		for (i = 0; i < sc->nr_paths; i++) {
 			m->clat[ns][i] = blk_clat_alloc();
@@ -462,6 +545,12 @@ static void model_run(struct kunit *test, struct model *m,
 		}
 		m->now_ns = ev.t_ns;
 		model_fold(m);
+		if ((policy == MODEL_WEIGHTED || policy == MODEL_WEIGHTED_FAST) &&
+		    m->now_ns >= m->w_next_fold_ns) {
+			model_weighted_fold(m);
+			m->w_next_fold_ns += policy == MODEL_WEIGHTED ?
+					     MODEL_W_FOLD_NS : MODEL_WIN_NS;
+		}
 		while (m->next_step < sc->nr_steps &&
 		       sc->step[m->next_step].at_ns <= m->now_ns) {
 			m->delay_ns[sc->step[m->next_step].path] =
@@ -545,8 +634,8 @@ static struct model *model_compare(struct kunit *test,
 {
 	struct model *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
 	static const enum model_policy order[] = {
-		MODEL_ORACLE, MODEL_NUMA, MODEL_RR, MODEL_QD, MODEL_LAT_CTRL,
-		MODEL_LAT,
+		MODEL_ORACLE, MODEL_NUMA, MODEL_RR, MODEL_QD, MODEL_WEIGHTED,
+		MODEL_WEIGHTED_FAST, MODEL_LAT_CTRL, MODEL_LAT,
 	};
 	int k;
 
@@ -902,7 +991,7 @@ static void model_test_black_hole(struct kunit *test)
 		.warmup_ns = 200 * NSEC_PER_MSEC, .end_ns = 26000 * NSEC_PER_MSEC,
 	};
 	struct model *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
-	static const enum model_policy pol[] = { MODEL_QD, MODEL_LAT };
+	static const enum model_policy pol[] = { MODEL_QD, MODEL_WEIGHTED, MODEL_LAT };
 	u64 back_ms, sum, pm;
 	int a, b, k, i, bin;
 	char name[32];
@@ -954,6 +1043,67 @@ static void model_test_black_hole(struct kunit *test)
 			}
 		}
 	}
+}
+
+/*
+ * More paths than places in the decision, collected as nvme_latency_path()
+ * does (unusable paths skipped, nvme_lat_slot() for the rest): with 17 and
+ * 64 paths of which the first 16 are unusable, and with 64 usable paths of
+ * which only the 40th is fast, the fast path is chosen; a probe due on the
+ * 50th still takes a place.
+ */
+static void model_test_many_paths(struct kunit *test)
+{
+	static const int counts[] = { 17, 64 };
+	struct nvme_lat_path p[NVME_LAT_MAX_PATHS], c;
+	int idx[NVME_LAT_MAX_PATHS], n, k, i, nr, chosen;
+
+	for (k = 0; k < ARRAY_SIZE(counts); k++) {
+		n = counts[k];
+		nr = 0;
+		for (i = 0; i < n; i++) {
+			c = (struct nvme_lat_path){ .lat_ns = 100000,
+						    .per_inflight_ns = 50000 };
+			c.tier = i < 16 ? NVME_LAT_UNUSABLE : 0;
+			if (i == n - 1)
+				c.lat_ns = 20000;
+			if (c.tier == NVME_LAT_UNUSABLE)
+				continue;
+			chosen = nvme_lat_slot(p, nr, &c);
+			if (chosen < 0)
+				continue;
+			p[chosen] = c;
+			idx[chosen] = i;
+			nr = max(nr, chosen + 1);
+		}
+		chosen = nvme_lat_choose(p, nr, 0);
+		KUNIT_ASSERT_GE_MSG(test, chosen, 0, "%d paths", n);
+		KUNIT_EXPECT_EQ_MSG(test, idx[chosen], n - 1, "%d paths", n);
+	}
+
+	nr = 0;
+	for (i = 0; i < 64; i++) {
+		c = (struct nvme_lat_path){ .lat_ns = 100000 + i,
+					    .per_inflight_ns = 50000 };
+		if (i == 40)
+			c.lat_ns = 20000;
+		c.probe = i == 50;
+		chosen = nvme_lat_slot(p, nr, &c);
+		if (chosen < 0)
+			continue;
+		p[chosen] = c;
+		idx[chosen] = i;
+		nr = max(nr, chosen + 1);
+	}
+	KUNIT_EXPECT_EQ(test, nr, NVME_LAT_MAX_PATHS);
+	/* the probe first */
+	chosen = nvme_lat_choose(p, nr, 0);
+	KUNIT_ASSERT_GE(test, chosen, 0);
+	KUNIT_EXPECT_EQ(test, idx[chosen], 50);
+	p[chosen].probe = false;
+	chosen = nvme_lat_choose(p, nr, 0);
+	KUNIT_ASSERT_GE(test, chosen, 0);
+	KUNIT_EXPECT_EQ(test, idx[chosen], 40);
 }
 
 /* The decision alone: tiers, probes, the equal band, rotation. */
@@ -1101,6 +1251,7 @@ static struct kunit_case nvme_latency_model_cases[] = {
 	KUNIT_CASE(model_test_probe_claim),
 	KUNIT_CASE(model_test_probe_due_wrap),
 	KUNIT_CASE(model_test_silent_path),
+	KUNIT_CASE(model_test_many_paths),
 	KUNIT_CASE_SLOW(model_test_equal_paths),
 	KUNIT_CASE_SLOW(model_test_eight_paths),
 	KUNIT_CASE(model_test_recovery),

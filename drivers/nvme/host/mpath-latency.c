@@ -145,10 +145,11 @@ EXPORT_SYMBOL_IF_KUNIT(nvme_lat_probe_due);
  * estimate (and two jiffies at least) takes at least that long now: its
  * estimate and its estimate per request in flight are raised to that
  * silence, so that the requests it holds push new I/O away from it as they
- * would under queue-depth.  Such a path is not probed either, so that probes cannot pile up in a path that does not
- * answer.  Probes are a window apart, or an estimated latency apart on a
- * path slower than that, and the interval doubles while the path's probes
- * find it outside the band (nvme_lat_select()).
+ * would under queue-depth.  Such a path is not probed either, so that
+ * probes cannot pile up in a path that does not answer.  Probes are a
+ * window apart, or an estimated latency apart on a path slower than that,
+ * and the interval doubles while the path's probes find it outside the
+ * band (nvme_lat_select()).
  *
  * Context: any.
  */
@@ -264,6 +265,52 @@ VISIBLE_IF_KUNIT int nvme_lat_select(struct nvme_lat_path *p,
 }
 EXPORT_SYMBOL_IF_KUNIT(nvme_lat_select);
 
+/* @a is a worse candidate than @b for a place in the decision */
+static bool nvme_lat_worse(const struct nvme_lat_path *a,
+			   const struct nvme_lat_path *b)
+{
+	u32 lat_a = a->lat_ns ? a->lat_ns : U32_MAX;
+	u32 lat_b = b->lat_ns ? b->lat_ns : U32_MAX;
+
+	if (a->tier != b->tier)
+		return a->tier > b->tier;
+	if (lat_a != lat_b)
+		return lat_a > lat_b;
+	return a->inflight > b->inflight;
+}
+
+/**
+ * nvme_lat_slot - the place of a usable path in the decision's input
+ * @p: the places filled so far
+ * @nr: number of places filled, at most %NVME_LAT_MAX_PATHS
+ * @c: the path's input
+ *
+ * Up to %NVME_LAT_MAX_PATHS paths take the next free place.  When all are
+ * taken, @c replaces the worst path (worse ANA tier, then higher estimate,
+ * no estimate counting as the highest, then more in flight) that has no
+ * probe due, if @c has a probe due or is better than it; so the paths
+ * beyond the first %NVME_LAT_MAX_PATHS are still used and probed.
+ *
+ * Context: any.
+ * Return: the index to fill in with @c, or -1 to leave the path out.
+ */
+VISIBLE_IF_KUNIT int nvme_lat_slot(const struct nvme_lat_path *p, int nr,
+				   const struct nvme_lat_path *c)
+{
+	int i, worst = -1;
+
+	if (nr < NVME_LAT_MAX_PATHS)
+		return nr;
+	for (i = 0; i < nr; i++)
+		if (!p[i].probe &&
+		    (worst < 0 || nvme_lat_worse(&p[i], &p[worst])))
+			worst = i;
+	if (worst < 0 || (!c->probe && !nvme_lat_worse(&p[worst], c)))
+		return -1;
+	return worst;
+}
+EXPORT_SYMBOL_IF_KUNIT(nvme_lat_slot);
+
 static u8 nvme_lat_tier(struct nvme_ns *ns)
 {
 	if (nvme_path_is_disabled(ns))
@@ -302,8 +349,9 @@ static void nvme_lat_read(struct nvme_ns_head *head, struct nvme_ns *ns,
  *	does an I/O that yields no latency sample (flush, discard, write
  *	zeroes, zone append)
  *
- * Considers the first %NVME_LAT_MAX_PATHS usable paths of @head.  When no
- * path has an estimate for the I/O's size class, which happens when the
+ * Considers the usable paths of @head, at most %NVME_LAT_MAX_PATHS of them
+ * at a time (nvme_lat_slot() keeps the most promising).  When no path has
+ * an estimate for the I/O's size class, which happens when the
  * path queues merge such I/O into larger requests, the next larger class
  * with an estimate stands in for it.
  *
@@ -318,6 +366,7 @@ struct nvme_ns *nvme_latency_path(struct nvme_ns_head *head, struct bio *bio)
 	struct nvme_ns *path[NVME_LAT_MAX_PATHS] __uninitialized;
 	struct nvme_lat_probe *probe[NVME_LAT_MAX_PATHS] __uninitialized;
 	struct blk_clat_estimate est __uninitialized;
+	struct nvme_lat_path c __uninitialized;
 	unsigned long now = jiffies;
 	unsigned int bytes = bio ? bio->bi_iter.bi_size : 0;
 	/* a flush goes where the writes it follows do */
@@ -334,15 +383,18 @@ struct nvme_ns *nvme_latency_path(struct nvme_ns_head *head, struct bio *bio)
 		tier = nvme_lat_tier(ns);
 		if (tier == NVME_LAT_UNUSABLE)
 			continue;
-		if (nr == NVME_LAT_MAX_PATHS)
-			break;
 		nvme_lat_read(head, ns, node, write, bytes, now, &est);
-		nvme_lat_path_set(&p[nr], &est, atomic_read(&ns->lat_nr_active),
+		nvme_lat_path_set(&c, &est, atomic_read(&ns->lat_nr_active),
 				  READ_ONCE(ns->lat_busy_jiffies), tier,
 				  &ns->lat_probe, now, sampled);
+		i = nvme_lat_slot(p, nr, &c);
+		if (i < 0)
+			continue;
+		p[i] = c;
+		probe[i] = &ns->lat_probe;
+		path[i] = ns;
+		nr = max(nr, i + 1);
 		any |= est.lat_ns != 0;
-		probe[nr] = &ns->lat_probe;
-		path[nr++] = ns;
 	}
 
 	/* merged into larger requests: borrow the next class with estimates */
