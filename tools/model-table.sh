@@ -26,7 +26,11 @@ Paths are a round trip in front of a FIFO bottleneck (servers x service time,
 jittered uniformly 0.5-1.5x); see the test file for each scenario.  The
 simulation is deterministic: a second run gives the same numbers.
 "latency/ctrl-inflight" is the latency policy fed per-controller in-flight
-counts instead of per-namespace ones.
+counts instead of per-namespace ones.  "weighted-2026" is the weighted
+round-robin of the "latency" iopolicy posted in May 2026, written from its
+published description (EWMA weight 1/8 folded every 15 s, weights from
+inverse latency normalised to 64, per-CPU credits); "weighted/50ms" is the
+same rule folded every 50 ms.
 
 Kernel: $(sed -n 's/.*Linux version \([^ ]*\).*/\1/p' "$log" | head -n 1); series: $(git -C "$TOP" rev-parse --short HEAD).
 
@@ -41,3 +45,11 @@ echo
 echo "Adaptation:"
 echo
 sed -n 's/.*model: \(.*\)$/\1/p' "$log" | tr -d '\r' | awk -F' [|] ' 'NF == 3 { printf "- %s: %s\n", $1, $3 }'
+echo
+echo "Black hole (one path silent for 20 s, then failed over):"
+echo
+echo "| scenario | policy | I/Os sent into it | longest pause | back after |"
+echo "|---|---|---:|---:|---:|"
+sed -n 's/.*model: \(black-hole.*\)$/\1/p' "$log" | tr -d '\r' |
+	awk -F' [|] ' 'NF == 5 { sub(/ sent into the hole$/, "", $3); sub(/^longest gap /, "", $4)
+		sub(/^back after /, "", $5); printf "| %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5 }'
