@@ -1052,6 +1052,18 @@ static void model_test_black_hole(struct kunit *test)
  * which only the 40th is fast, the fast path is chosen; a probe due on the
  * 50th still takes a place.
  */
+static void model_place(struct nvme_lat_path *p, int *idx, int *nr,
+			const struct nvme_lat_path *c, int i)
+{
+	int slot = nvme_lat_slot(p, *nr, c);
+
+	if (slot < 0)
+		return;
+	p[slot] = *c;
+	idx[slot] = i;
+	*nr = max(*nr, slot + 1);
+}
+
 static void model_test_many_paths(struct kunit *test)
 {
 	static const int counts[] = { 17, 64 };
@@ -1067,14 +1079,8 @@ static void model_test_many_paths(struct kunit *test)
 			c.tier = i < 16 ? NVME_LAT_UNUSABLE : 0;
 			if (i == n - 1)
 				c.lat_ns = 20000;
-			if (c.tier == NVME_LAT_UNUSABLE)
-				continue;
-			chosen = nvme_lat_slot(p, nr, &c);
-			if (chosen < 0)
-				continue;
-			p[chosen] = c;
-			idx[chosen] = i;
-			nr = max(nr, chosen + 1);
+			if (c.tier != NVME_LAT_UNUSABLE)
+				model_place(p, idx, &nr, &c, i);
 		}
 		chosen = nvme_lat_choose(p, nr, 0);
 		KUNIT_ASSERT_GE_MSG(test, chosen, 0, "%d paths", n);
@@ -1088,12 +1094,7 @@ static void model_test_many_paths(struct kunit *test)
 		if (i == 40)
 			c.lat_ns = 20000;
 		c.probe = i == 50;
-		chosen = nvme_lat_slot(p, nr, &c);
-		if (chosen < 0)
-			continue;
-		p[chosen] = c;
-		idx[chosen] = i;
-		nr = max(nr, chosen + 1);
+		model_place(p, idx, &nr, &c, i);
 	}
 	KUNIT_EXPECT_EQ(test, nr, NVME_LAT_MAX_PATHS);
 	/* the probe first */
