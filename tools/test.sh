@@ -88,8 +88,9 @@ console_clean() {
 }
 
 # The placement tests that judge shares and rates in TCG's real time,
-# which host load moves (tools/tests/README.md): make test-placement.
-PLACEMENT="61 65 73 76"
+# which host load and the guest's per-node path asymmetry move
+# (tools/tests/README.md): make test-placement.
+PLACEMENT="61 64 65 73 76 81"
 if [ "$kernel_ok" = 0 ]; then
 	rundir=$CACHE/runs/test-$(date +%Y%m%d-%H%M%S)
 	initrd=$("$TOP/tools/vm/initramfs.sh")
