@@ -63,30 +63,6 @@ if [ -z "${NVLAT_SKIP_CHECK:-}" ]; then
 	failed=$((failed + cf))
 fi
 
-# guest_counts NAME RUNDIR RC: the TAP and counts of a boot's guest tests
-guest_counts() {
-	local gsum gp gf
-	sed 's/^/    /' "$2/results.tap" 2>/dev/null
-	gsum=$(cat "$2/summary" 2>/dev/null)
-	gp=$(sed -n 's/^\([0-9]*\) passed.*/\1/p' <<< "$gsum")
-	gf=$(sed -n 's/.* \([0-9]*\) failed.*/\1/p' <<< "$gsum")
-	if [ -z "$gp" ] || [ "$3" != 0 ] && [ "${gf:-0}" = 0 ]; then
-		result "$1" 1 "guest run failed (exit $3), see $2"
-	else
-		passed=$((passed + gp))
-		failed=$((failed + gf))
-		echo "# $1: $gsum"
-	fi
-}
-
-# console_clean NAME RUNDIR: no BUG/WARNING/lockdep on a boot's console
-console_clean() {
-	local src=0
-	"$TOP/tools/vm/scan-console.sh" "$2/console.log" > "$LOGS/scan-$1.log" 2>&1 || src=$?
-	[ "$src" = 0 ] || sed 's/^/# /' "$LOGS/scan-$1.log"
-	result "$1: console clean (no BUG/WARNING/lockdep)" "$src"
-}
-
 # The placement tests that judge shares and rates in TCG's real time,
 # which host load and the guest's per-node path asymmetry move
 # (tools/tests/README.md): make test-placement.
@@ -113,8 +89,22 @@ if [ "$kernel_ok" = 0 ]; then
 		failed=$((failed + ${kf:-0}))
 		result "kunit (blk-clat, latency path model)" "${kf:-0}" "$kp cases passed, ${kf:-0} failed"
 	fi
-	guest_counts "guest tests" "$rundir" "$rc"
-	console_clean guest "$rundir"
+	# guest tests: their TAP, then their counts
+	sed 's/^/    /' "$rundir/results.tap" 2>/dev/null
+	gsum=$(cat "$rundir/summary" 2>/dev/null)
+	gp=$(sed -n 's/^\([0-9]*\) passed.*/\1/p' <<< "$gsum")
+	gf=$(sed -n 's/.* \([0-9]*\) failed.*/\1/p' <<< "$gsum")
+	if [ -z "$gp" ] || [ "$rc" != 0 ] && [ "${gf:-0}" = 0 ]; then
+		result guest 1 "guest run failed (exit $rc), see $rundir"
+	else
+		passed=$((passed + gp))
+		failed=$((failed + gf))
+		echo "# guest tests: $gsum"
+	fi
+	src=0
+	"$TOP/tools/vm/scan-console.sh" "$rundir/console.log" > "$LOGS/scan.log" 2>&1 || src=$?
+	[ "$src" = 0 ] || sed 's/^/# /' "$LOGS/scan.log"
+	result "console clean (no BUG/WARNING/lockdep)" "$src"
 fi
 
 echo "$passed passed, $failed failed"
