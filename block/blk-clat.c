@@ -345,16 +345,17 @@ static u64 blk_clat_collect(struct blk_clat *clat, u64 *busy_ns)
 			&clat->bucket[blk_clat_index(cpu_to_node(cpu), false, 0)];
 
 		for (i = 0; i < ARRAY_SIZE(p->sample); i++) {
-			u64 v, sum_ns;
+			u64 v, nr, sum_ns;
 
 			if (!atomic64_read(&p->sample[i]))
 				continue;
 			v = atomic64_xchg(&p->sample[i], 0);
+			nr = v & (BIT_ULL(BLK_CLAT_NR_BITS) - 1);
 			sum_ns = v >> BLK_CLAT_NR_BITS << BLK_CLAT_SUM_SHIFT;
 			b[i].pending_sum_ns += sum_ns;
-			b[i].pending_nr += v & (BIT_ULL(BLK_CLAT_NR_BITS) - 1);
+			b[i].pending_nr += nr;
 			*busy_ns += sum_ns;
-			taken += v & (BIT_ULL(BLK_CLAT_NR_BITS) - 1);
+			taken += nr;
 		}
 	}
 	return taken;
@@ -461,6 +462,13 @@ static void blk_clat_apply_tunables(struct blk_clat *clat)
 	WRITE_ONCE(clat->stale_jiffies, win * clat->tun[BLK_CLAT_STALE_WINDOWS]);
 }
 
+/* not folded for the stale period at @now; an unsigned distance, no wrap */
+static bool blk_clat_expired(const struct blk_clat *clat,
+			     const struct blk_clat_bucket *b, unsigned long now)
+{
+	return now - READ_ONCE(b->folded_jiffies) > READ_ONCE(clat->stale_jiffies);
+}
+
 /**
  * blk_clat_read - read the estimate for one kind of I/O
  * @clat: tracker returned by blk_clat_attach()
@@ -488,8 +496,7 @@ void blk_clat_read(const struct blk_clat *clat, int node, bool write,
 	est->lat_per_inflight_ns = READ_ONCE(b->per_inflight_ns);
 	est->inflight_mean = READ_ONCE(clat->inflight);
 	est->win_jiffies = READ_ONCE(clat->win_jiffies);
-	est->stale = !est->lat_ns ||
-		now - READ_ONCE(b->folded_jiffies) > READ_ONCE(clat->stale_jiffies);
+	est->stale = !est->lat_ns || blk_clat_expired(clat, b, now);
 }
 EXPORT_SYMBOL_GPL(blk_clat_read);
 
@@ -607,8 +614,7 @@ static int blk_clat_estimates_show(void *data, struct seq_file *m)
 		struct blk_clat_bucket *b = &clat->bucket[i];
 		unsigned int class = i % BLK_CLAT_NR_CLASSES;
 		unsigned int dir = (i / BLK_CLAT_NR_CLASSES) % BLK_CLAT_NR_DIRS;
-		bool stale = !b->lat_ns ||
-			jiffies - b->folded_jiffies > clat->stale_jiffies;
+		bool stale = !b->lat_ns || blk_clat_expired(clat, b, jiffies);
 
 		if (!b->total_nr && !b->pending_nr && !b->lat_ns)
 			continue;

@@ -18,6 +18,12 @@
 /* where exact ties start, so that they rotate; per CPU, no shared writes */
 static DEFINE_PER_CPU(unsigned int, nvme_lat_rotor);
 
+/* The estimates within 1/4 of @min_lat count as equal to it. */
+static u64 nvme_lat_band(u32 min_lat)
+{
+	return (u64)min_lat + (min_lat >> 2);
+}
+
 /* Latency of one more I/O on a path, if its latency grows with its load. */
 static u64 nvme_lat_load_ns(const struct nvme_lat_path *p)
 {
@@ -81,7 +87,7 @@ VISIBLE_IF_KUNIT int nvme_lat_choose(const struct nvme_lat_path *p, int nr,
 		return probe >= 0 ? probe : probe_wrap;
 
 	/* no estimates (min_lat U32_MAX): every path is in the band */
-	band = (u64)min_lat + (min_lat >> 2);
+	band = nvme_lat_band(min_lat);
 
 	/*
 	 * Similar estimates: compare outstanding I/O.  Really different ones:
@@ -232,7 +238,7 @@ static bool nvme_lat_outside_band(const struct nvme_lat_path *p, int nr, int i)
 		if (j != i && p[j].tier == p[i].tier && p[j].lat_ns)
 			min_lat = min(min_lat, p[j].lat_ns);
 	return p[i].lat_ns && min_lat != U32_MAX &&
-	       p[i].lat_ns > (u64)min_lat + (min_lat >> 2);
+	       p[i].lat_ns > nvme_lat_band(min_lat);
 }
 
 /**
