@@ -57,10 +57,10 @@ kunit: tree
 test: deps
 	@$(T)/test.sh
 
-## make test-placement  the placement tests host load can move (61 64 65 73 76 81), TCG real time
+## make test-placement  the placement tests host load can move (61 64 65 73 76), TCG real time
 test-placement: kernel
 	@$(T)/tests/guest.sh 61-clat-estimate 64-symmetric 65-bandwidth 73-equal-split \
-		76-two-namespaces 81-black-hole-stall
+		76-two-namespaces
 
 ## make test-debug  lifetime tests and a short torture on a KASAN/lockdep/kmemleak kernel
 test-debug: tree

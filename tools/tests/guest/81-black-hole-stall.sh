@@ -1,28 +1,53 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # A black-holed path must not swallow the queue.  Two tcp paths, fio 4 KiB
-# randread at iodepth 8 through the head; from 5 s to 25 s path 2 drops
-# every packet (netem loss 100%), then heals.  Run under queue-depth, then
+# randread at iodepth 8 through the head; from 5 s to 25 s one path drops
+# every packet (netem loss 100%), then heals.  The hole goes to the path
+# that ended fewer I/Os in the second before 5 s (the other one carries at
+# least half of the load, so the job can go on), under queue-depth, then
 # under latency, each in a setup of its own.  Under latency: the healthy
-# path 1 completes I/O in every 1 s (or stalls no longer than under
-# queue-depth), at most 3 I/Os are sent to path 2 from 2 s into the hole
-# to its end (its probes must not pile up), and path 2 completes I/O again
+# path completes I/O in every 1 s (or stalls no longer than under
+# queue-depth), at most 3 I/Os are sent into the hole from 2 s into it to
+# its end (probes must not pile up), and the holed path completes I/O again
 # within 15 s of the heal (reconnect_delay 2 s, then the probe recovery).
-# The per-second completions of both paths go to the TAP diagnostics.
+# A third run, under latency, holes the busier path: what it holds waits
+# for keep-alive (keep_alive_tmo 5 s) to fail it over, so the healthy path
+# may stand still, but for no more than two keep-alive periods and a
+# second.  The per-second completions go to the TAP diagnostics.
 set -u
 # shellcheck source-path=SCRIPTDIR source=../../vm/lib.sh
 . "$(dirname "$0")/../../vm/lib.sh"
 
-NVLAT_TCP_CONNECT_OPTS=",reconnect_delay=2,ctrl_loss_tmo=600"
+kato=5
+NVLAT_TCP_CONNECT_OPTS=",reconnect_delay=2,ctrl_loss_tmo=600,keep_alive_tmo=$kato"
 hole_from=5 hole_to=25 runtime=36
-tap_plan 7
+tap_plan 10
 tmp=$(nvlat_tmpdir black-hole-stall)
 
-# sample OUT: every 0.5 s "TIME DONE_1 DONE_2 INFLIGHT_1 INFLIGHT_2"
-# (requests ended and in flight per path disk) until fio ends
+# pick WHICH OLD NEW: the path (1 or 2) that ended fewer (WHICH=idle) or
+# more (busy) requests between the samples OLD and NEW ("TIME DONE_1 DONE_2
+# INFLIGHT_1 INFLIGHT_2"), its share of the load at the time.  (The
+# in-flight counts say little: sampled, they are mostly 0 or 1 of the 8.)
+pick() {
+	local which=$1 d1 d2
+	# shellcheck disable=SC2086 # word splitting intended
+	set -- $2 $3
+	d1=$(($7 - $2)) d2=$(($8 - $3))
+	if { [ "$which" = idle ] && [ "$d1" -lt "$d2" ]; } ||
+		{ [ "$which" = busy ] && [ "$d1" -gt "$d2" ]; }; then
+		echo 1
+	else
+		echo 2
+	fi
+}
+
+# sample OUT WHICH: every 0.5 s "TIME DONE_1 DONE_2 INFLIGHT_1 INFLIGHT_2"
+# (requests ended and in flight per path disk) until fio ends; holes the
+# path that pick WHICH names over the second before $hole_from, into OUT.hole
 sample() {
-	local t0=${EPOCHREALTIME/[.,]/} now line d a e f fd
-	exec {fd}>> "$1"
+	local out=$1 which=$2 t0=${EPOCHREALTIME/[.,]/} now line d a e f fd s hole=''
+	local prev=() # the samples of the last second
+	exec {fd}>> "$out"
 	while kill -0 "$fio" 2> /dev/null; do
 		now=${EPOCHREALTIME/[.,]/} line=
 		for d in "${NVLAT_DISKS[@]}"; do
@@ -31,55 +56,66 @@ sample() {
 		done
 		# shellcheck disable=SC2086 # word splitting intended
 		set -- $line
-		printf '%d.%06d %s %s %s %s\n' $(((now - t0) / 1000000)) \
-			$(((now - t0) % 1000000)) "$1" "$3" "$2" "$4" >&"$fd"
-		[ "$(((now - t0) / 1000000))" -lt "$hole_from" ] || [ -n "$holed" ] || {
-			nvlat_netem_set "$(nvlat_tcp_port 2)" loss 100% && holed=1; }
-		[ "$(((now - t0) / 1000000))" -lt "$hole_to" ] || [ -n "$healed" ] || {
-			nvlat_netem_set "$(nvlat_tcp_port 2)" delay 0us && healed=1; }
+		s=$(((now - t0) / 1000000))
+		printf -v line '%d.%06d %s %s %s %s' "$s" $(((now - t0) % 1000000)) \
+			"$1" "$3" "$2" "$4"
+		echo "$line" >&"$fd"
+		prev+=("$line")
+		[ "${#prev[@]}" -le 3 ] || prev=("${prev[@]:1}")
+		if [ "$s" -ge "$hole_from" ] && [ -z "$hole" ]; then
+			hole=$(pick "$which" "${prev[0]}" "$line")
+			echo "$hole" > "$out.hole"
+			nvlat_netem_set "$(nvlat_tcp_port "$hole")" loss 100% || hole=x
+		fi
+		if [ "$s" -ge "$hole_to" ] && [ -n "$hole" ] && [ "$hole" != x ]; then
+			nvlat_netem_set "$(nvlat_tcp_port "$hole")" delay 0us
+			hole=x
+		fi
 		nvlat_nap 0.5
 	done
 	exec {fd}>&-
 }
 
-# run POLICY: the recipe under POLICY, samples in $tmp/POLICY
+# run NAME POLICY WHICH: the recipe under POLICY, samples in $tmp/NAME
 run() {
-	local p=$1
-	holed='' healed=''
 	nvlat_setup tcp tcp || return
-	nvlat_iopolicy_set "$p" || return
-	[ "$p" != latency ] || nvlat_wait 10 eval 'nvlat_clat_attached 1 && nvlat_clat_attached 2' ||
+	nvlat_iopolicy_set "$2" || return
+	[ "$2" != latency ] || nvlat_wait 10 eval 'nvlat_clat_attached 1 && nvlat_clat_attached 2' ||
 		return
 	nvlat_stat_disks || return
 	fio --name=hole --filename="/dev/$NVLAT_HEAD" --ioengine=libaio --direct=1 \
 		--rw=randread --bs=4k --iodepth=8 --time_based --runtime="$runtime" \
-		> "$tmp/$p.fio" 2>&1 &
+		> "$tmp/$1.fio" 2>&1 &
 	fio=$!
-	sample "$tmp/$p"
-	wait "$fio"
+	sample "$tmp/$1" "$3"
+	wait "$fio" || return
 	nvlat_teardown
+	[ -s "$tmp/$1.hole" ] && [ "$(cat "$tmp/$1.hole")" != x ]
 }
 
-# stall SAMPLES: longest time in s in the hole with no I/O ended on path 1
+# The analyses take SAMPLES and the holed path H (1 or 2); the healthy
+# path's columns are then 4 - H (ended) and 6 - H (in flight).
+# stall SAMPLES H: longest time in s in the hole with no I/O ended on the
+# healthy path
 stall() {
-	awk -v a="$hole_from" -v b="$hole_to" '
-		$1 >= a && $1 <= b { if (n != "" && $2 == n) { s = $1 - t0; if (s > m) m = s }
-				     else { n = $2; t0 = $1 } }
+	awk -v a="$hole_from" -v b="$hole_to" -v c=$((4 - $2)) '
+		$1 >= a && $1 <= b { if (n != "" && $c == n) { s = $1 - t0; if (s > m) m = s }
+				     else { n = $c; t0 = $1 } }
 		END { printf "%.1f\n", m }' "$1"
 }
-# sent SAMPLES FROM TO: I/Os sent to path 2 between FROM and TO (ended plus
-# the change of its in-flight count)
+# sent SAMPLES H FROM TO: I/Os sent to the holed path between FROM and TO
+# (ended plus the change of its in-flight count)
 sent() {
-	awk -v a="$2" -v b="$3" '
-		$1 >= a && d == "" { d = $3; f = $5 }
-		$1 <= b { e = $3; g = $5 }
+	awk -v a="$3" -v b="$4" -v c=$((1 + $2)) -v i=$((3 + $2)) '
+		$1 >= a && d == "" { d = $c; f = $i }
+		$1 <= b { e = $c; g = $i }
 		END { print e - d + g - f }' "$1"
 }
-# back SAMPLES: seconds after the heal until path 2 ends I/O again
+# back SAMPLES H: seconds after the heal until the holed path ends I/O again
 back() {
-	awk -v b="$hole_to" '
-		$1 >= b && n == "" { n = $3; t0 = $1; next }
-		n != "" && $3 > n { printf "%.1f\n", $1 - t0; f = 1; exit }
+	awk -v b="$hole_to" -v c=$((1 + $2)) '
+		$1 >= b && n == "" { n = $c; t0 = $1; next }
+		n != "" && $c > n { printf "%.1f\n", $1 - t0; f = 1; exit }
 		END { if (!f) print 999 }' "$1"
 }
 # per_second SAMPLES: completions per path in each second of the run
@@ -89,26 +125,39 @@ per_second() {
 			printf "%d:%d/%d ", s, x[s] - x[s - 1], y[s] - y[s - 1]; print "" }' "$1"
 }
 
+declare -A holed
 trap nvlat_teardown EXIT
-for p in queue-depth latency; do
-	run "$p"
-	tap_result $? "fio through the black hole under $p"
-	tap_diag "$p: per second, ended on path 1/path 2: $(per_second "$tmp/$p")"
+for r in "queue-depth queue-depth idle" "latency latency idle" "latency-busy latency busy"; do
+	# shellcheck disable=SC2086 # word splitting intended
+	set -- $r
+	run "$@"
+	tap_result $? "fio through a black hole on the path with $3 requests, under $2"
+	h=$(cat "$tmp/$1.hole" 2> /dev/null) || h=2
+	[ "$h" = 1 ] || h=2
+	holed[$1]=$h
+	tap_diag "$1: path $h holed; per second, ended on path 1/path 2: $(per_second "$tmp/$1")"
 done
-q=$(stall "$tmp/queue-depth") l=$(stall "$tmp/latency")
-tap_diag "longest stall of path 1 in the hole: queue-depth ${q} s, latency ${l} s"
+q=$(stall "$tmp/queue-depth" "${holed[queue-depth]}") l=$(stall "$tmp/latency" "${holed[latency]}")
+tap_diag "longest stall of the healthy path in the hole: queue-depth ${q} s, latency ${l} s"
 nvlat_cmp "$l" '<=' 1.0 || nvlat_cmp "$l" '<=' "$q"
-tap_result $? "latency: path 1 ends I/O in every second of the hole (${l} s, queue-depth ${q} s)"
-n=$(sent "$tmp/latency" $((hole_from + 2)) "$hole_to")
-tap_diag "sent to path 2 from 2 s into the hole: queue-depth $(sent "$tmp/queue-depth" $((hole_from + 2)) "$hole_to"), latency $n"
+tap_result $? "latency: the healthy path ends I/O in every second of the hole (${l} s, queue-depth ${q} s)"
+n=$(sent "$tmp/latency" "${holed[latency]}" $((hole_from + 2)) "$hole_to")
+tap_diag "sent into the hole from 2 s into it: queue-depth $(sent "$tmp/queue-depth" "${holed[queue-depth]}" $((hole_from + 2)) "$hole_to"), latency $n"
 nvlat_cmp "$n" '<=' 3
 tap_result $? "latency: at most 3 I/Os sent into the hole ($n)"
-b=$(back "$tmp/latency")
-tap_diag "path 2 ends I/O again after the heal: queue-depth $(back "$tmp/queue-depth") s, latency $b s"
+b=$(back "$tmp/latency" "${holed[latency]}")
+tap_diag "the holed path ends I/O again after the heal: queue-depth $(back "$tmp/queue-depth" "${holed[queue-depth]}") s, latency $b s"
 nvlat_cmp "$b" '<=' 15
-tap_result $? "latency: path 2 ends I/O again within 15 s of the heal (${b} s)"
+tap_result $? "latency: the holed path ends I/O again within 15 s of the heal (${b} s)"
 grep -q 'err= 0' "$tmp/latency.fio"
 tap_result $? "fio under latency ended without an I/O error"
+s=$(stall "$tmp/latency-busy" "${holed[latency-busy]}")
+n=$(sent "$tmp/latency-busy" "${holed[latency-busy]}" $((hole_from + 2 * kato + 1)) "$hole_to")
+tap_diag "hole on the busier path: longest stall of the other ${s} s, sent into the hole after keep-alive $n"
+nvlat_cmp "$s" '<=' $((2 * kato + 1))
+tap_result $? "latency, hole on the busier path: the other path stands still at most $((2 * kato + 1)) s (${s} s)"
+nvlat_cmp "$n" '<=' 3
+tap_result $? "latency, hole on the busier path: at most 3 I/Os sent into it after keep-alive ($n)"
 tap_ok "teardown" nvlat_teardown
 trap - EXIT
 tap_done
