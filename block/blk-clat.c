@@ -501,6 +501,48 @@ void blk_clat_read(const struct blk_clat *clat, int node, bool write,
 EXPORT_SYMBOL_GPL(blk_clat_read);
 
 /**
+ * blk_clat_key - the bucket of one kind of I/O, for blk_clat_peek()
+ * @node: NUMA node of the submitting CPU
+ * @write: true for writes, false for reads
+ * @bytes: size of the I/O in bytes, as it will be issued
+ *
+ * The key is the same for every tracker.  The keys of one node are
+ * %BLK_CLAT_KEYS_PER_NODE apart from those of the next.
+ *
+ * Context: any.
+ * Return: the key.
+ */
+unsigned int blk_clat_key(int node, bool write, unsigned int bytes)
+{
+	return blk_clat_index(node, write, blk_clat_size_class(bytes));
+}
+EXPORT_SYMBOL_GPL(blk_clat_key);
+
+/**
+ * blk_clat_peek - the estimate of a bucket, without its staleness
+ * @clat: tracker returned by blk_clat_attach()
+ * @key: the bucket, from blk_clat_key()
+ *
+ * For a caller that has read the bucket with blk_clat_read() recently,
+ * knows it to be fresh, and wants its current figures: two loads.  The
+ * caller keeps @clat alive as for blk_clat_read().
+ *
+ * Context: any.
+ * Return: the estimate; @lat_ns is 0 if there is none.
+ */
+struct blk_clat_peek blk_clat_peek(const struct blk_clat *clat,
+				   unsigned int key)
+{
+	const struct blk_clat_bucket *b = &clat->bucket[key];
+
+	return (struct blk_clat_peek){
+		.lat_ns = READ_ONCE(b->lat_ns),
+		.lat_per_inflight_ns = READ_ONCE(b->per_inflight_ns),
+	};
+}
+EXPORT_SYMBOL_GPL(blk_clat_peek);
+
+/**
  * blk_clat_free - free a tracker that blk_clat_alloc() returned
  * @clat: the tracker, not attached to a queue (or no longer)
  */

@@ -8,6 +8,7 @@
 
 #include <linux/blk-clat.h>
 #include <linux/bitops.h>
+#include <linux/build_bug.h>
 #include <linux/jump_label.h>
 #include <linux/minmax.h>
 #include <linux/nodemask.h>
@@ -43,6 +44,8 @@ enum {
 	BLK_CLAT_NR_BITS	= 24,
 	BLK_CLAT_SUM_SHIFT	= 7,
 };
+
+static_assert(BLK_CLAT_KEYS_PER_NODE == BLK_CLAT_NR_DIRS * BLK_CLAT_NR_CLASSES);
 
 /* longer samples count as this long, as estimates do (4.29 s) */
 #define BLK_CLAT_MAX_SAMPLE_NS		U32_MAX

@@ -39,6 +39,19 @@ struct blk_clat_estimate {
 	bool stale;
 };
 
+/* blk_clat_key() values for one node, from the node's first on */
+#define BLK_CLAT_KEYS_PER_NODE	10
+
+/**
+ * struct blk_clat_peek - the two figures of an estimate, in one word
+ * @lat_ns: as in &struct blk_clat_estimate
+ * @lat_per_inflight_ns: as in &struct blk_clat_estimate
+ */
+struct blk_clat_peek {
+	u32 lat_ns;
+	u32 lat_per_inflight_ns;
+};
+
 #if IS_ENABLED(CONFIG_BLK_CLAT)
 struct blk_clat *blk_clat_attach(struct gendisk *disk);
 void blk_clat_detach(struct gendisk *disk);
@@ -46,6 +59,9 @@ void blk_clat_discard(struct request *rq);
 void blk_clat_read(const struct blk_clat *clat, int node, bool write,
 		   unsigned int bytes, unsigned long now,
 		   struct blk_clat_estimate *est);
+unsigned int blk_clat_key(int node, bool write, unsigned int bytes);
+struct blk_clat_peek blk_clat_peek(const struct blk_clat *clat,
+				   unsigned int key);
 #if IS_ENABLED(CONFIG_KUNIT)
 /* for tests that drive a tracker without a queue, such as path models */
 struct blk_clat *blk_clat_alloc(void);
@@ -78,6 +94,18 @@ static inline void blk_clat_read(const struct blk_clat *clat, int node,
 	est->inflight_mean = 0;
 	est->win_jiffies = 0;
 	est->stale = true;
+}
+
+static inline unsigned int blk_clat_key(int node, bool write,
+					unsigned int bytes)
+{
+	return 0;
+}
+
+static inline struct blk_clat_peek blk_clat_peek(const struct blk_clat *clat,
+						 unsigned int key)
+{
+	return (struct blk_clat_peek){ };
 }
 #endif /* CONFIG_BLK_CLAT */
 

@@ -3,16 +3,17 @@
 # The policy comparison behind docs/benchmarks.md: boot the test kernel
 # once and run every scenario under numa, round-robin, queue-depth, latency
 # and the oracle (only the best path usable), interleaved, for 3 rounds
-# (tools/bench/guest.sh).  The cost (overhead scenario) is measured on the
-# deterministic clock (tools/vm/run.sh -d, one vCPU: guest CPU time is
-# instructions): per round one boot of the patched kernel under numa,
-# round-robin, queue-depth and latency, and one of the unpatched base
-# kernel under numa.  Then tools/bench/report.sh writes
+# (tools/bench/guest.sh).  The cost (overhead scenarios, 2, 4 and 8 loop
+# paths) is measured on the deterministic clock (tools/vm/run.sh -d, one
+# vCPU: guest CPU time is instructions): per round one boot of the patched
+# kernel under numa, round-robin, queue-depth and latency, and one of the
+# unpatched base kernel under numa (2 paths).  Then tools/bench/report.sh writes
 # docs/benchmarks.md and its plots.
 #
 #   tools/bench/bench.sh [--quick] [--rounds N] [--runtime S] [--scenarios 'A B']
 #                        [--kernel BZIMAGE] [--cost-kernel BZIMAGE]
-#                        [--base-kernel BZIMAGE|none] [--icount] [--no-docs] [--out DIR]
+#                        [--base-kernel BZIMAGE|none] [--distro-kernel BZIMAGE|none]
+#                        [--icount] [--no-docs] [--out DIR]
 #
 # --quick: 1 round, 4 s runs, shifting in 5 s steps.  --kernel: the patched
 # kernel to test (default: the one 'make kernel' built).  --cost-kernel: the
@@ -23,7 +24,10 @@
 # (for development; its report goes to the results dir, not docs/; no cost
 # boots unless the subset names overhead).  --base-kernel: the unpatched kernel
 # for the cost comparison (default: tools/bench/base-kernel.sh builds it with
-# tools/vm/cost.config; none with --quick).  --icount: the main boot on the deterministic clock as well
+# tools/vm/cost.config; none with --quick).  --distro-kernel: the patched
+# cost kernel configured as distributions configure the block layer (wbt
+# on, tools/vm/cost-distro.config; default: built into
+# $CACHE/build-cost-distro; none with --quick).  --icount: the main boot on the deterministic clock as well
 # (to compare the rankings of the two clocks).
 # Results (every fio JSON) stay in $CACHE/bench/<timestamp> unless --out.
 set -eu
@@ -38,10 +42,11 @@ usage() {
 }
 
 rounds=3 runtime=8 shift_s=10 base=auto docs=1 out='' quick='' scens='' icount='' ckernel=''
+distro=auto
 kernel=$BUILD/arch/x86/boot/bzImage
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--quick) quick=1 rounds=1 runtime=4 shift_s=5 base=none ;;
+	--quick) quick=1 rounds=1 runtime=4 shift_s=5 base=none distro=none ;;
 	--rounds) rounds=${2:?}; shift ;;
 	--runtime) runtime=${2:?}; shift ;;
 	--scenarios) scens=${2:?}; shift ;;
@@ -49,6 +54,7 @@ while [ $# -gt 0 ]; do
 	--kernel) kernel=${2:?}; shift ;;
 	--cost-kernel) ckernel=${2:?}; shift ;;
 	--base-kernel) base=${2:?}; shift ;;
+	--distro-kernel) distro=${2:?}; shift ;;
 	--no-docs) docs= ;;
 	--out) out=${2:?}; shift ;;
 	*) usage ;;
@@ -74,6 +80,15 @@ if [ "$base" = auto ]; then
 fi
 [ "$base" != none ] || base=''
 [ -z "$base" ] || [ -f "$base" ] || die "no base kernel at $base"
+[ -n "$cost" ] || distro=none
+if [ "$distro" = auto ]; then
+	step "building the distribution-like cost kernel (tools/vm/cost-distro.config) in $CACHE/build-cost-distro"
+	"$TOP/tools/kernel.sh" "$CACHE/build-cost-distro" "$TOP/tools/vm/cost.config" \
+		"$TOP/tools/vm/cost-distro.config" >&2 || die "distribution-like cost kernel build failed"
+	distro=$CACHE/build-cost-distro/arch/x86/boot/bzImage
+fi
+[ "$distro" != none ] || distro=''
+[ -z "$distro" ] || [ -f "$distro" ] || die "no distribution-like cost kernel at $distro"
 [ -n "$out" ] || out=$CACHE/bench/$(date +%Y%m%d-%H%M%S)${quick:+-quick}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
@@ -87,6 +102,7 @@ cmdline="tools/bench/bench.sh${quick:+ --quick} --rounds $rounds --runtime $runt
 [ -z "$icount" ] || cmdline="$cmdline --icount"
 [ "$given" = "$BUILD/arch/x86/boot/bzImage" ] || cmdline="$cmdline --kernel $given"
 [ -z "$base" ] || cmdline="$cmdline --base-kernel $base"
+[ -z "$distro" ] || cmdline="$cmdline --distro-kernel $distro"
 [ -z "$cost" ] || cmdline="$cmdline --cost-kernel $ckernel"
 # appended: a run may be completed by a second call with the same --out
 echo "$cmdline" >> "$out/command"
@@ -95,6 +111,7 @@ echo "$cmdline" >> "$out/command"
 	echo "tree $(git -C "$TREE" log -1 --format='%h %s' 2>/dev/null || echo unknown)"
 	echo "bzimage $(date -u -r "$kernel" '+%Y-%m-%d %H:%M UTC') $(sha256sum < "$kernel" | cut -c1-12)"
 	[ -z "$cost" ] || echo "cost_bzimage $(sha256sum < "$out/bzImage-cost" | cut -c1-12) (tools/vm/cost.config)"
+	[ -z "$distro" ] || echo "distro_bzimage $(sha256sum < "$out/bzImage-distro" | cut -c1-12) (tools/vm/cost.config, cost-distro.config)"
 } > "$out/source"
 
 # guest RUNDIR KERNEL TIMEOUT [RUN.SH OPTION...] [VAR=VALUE...]: one boot
@@ -130,8 +147,10 @@ main_scens=$(tr ' ' '\n' <<< "${scens:-$all}" | grep -vx overhead | tr '\n' ' ' 
 n=$(wc -w <<< "$main_scens")
 est=$(((n * 5 * (runtime + 5) + 5 * (3 * shift_s + 3)) * rounds + 30 * n + 60))
 # a cost boot: 4 runs, about 3 host seconds per guest second with -icount
-cost_est=$((3 * (4 * (runtime + 5) + 60)))
-[ -z "$cost" ] || est=$((est + rounds * cost_est * 3 / 2))
+cost_est=$((3 * (12 * (runtime + 5) + 100)))
+nk=3
+[ -n "$distro" ] || nk=2
+[ -z "$cost" ] || est=$((est + rounds * cost_est * nk * 3 / 4))
 step "bench: $rounds round(s), ${runtime}s runs, expect about $((est / 60)) min; results in $out"
 if [ -n "$main_scens" ]; then
 	tmo=$((est * 2 + 300))
@@ -145,11 +164,20 @@ if [ -n "$cost" ]; then
 	# deterministic clock, one vCPU; boot-to-boot variation is part of the
 	# spread: per round a boot of each kernel
 	[ -z "$base" ] || cp -p "$base" "$out/bzImage-base"
+	[ -z "$distro" ] || cp -p "$distro" "$out/bzImage-distro"
 	for r in $(seq "$rounds"); do
 		step "cost (-icount, 1 vCPU), patched kernel, boot $r of $rounds"
 		guest "$out/patched/$r" "$out/bzImage-cost" $((cost_est * 3)) -d -c1 BENCH_ROUNDS=1 \
-			BENCH_SCENARIOS=overhead BENCH_POLICIES="numa round-robin queue-depth latency" ||
+			BENCH_SCENARIOS="overhead overhead4 overhead8" \
+			BENCH_POLICIES="numa round-robin queue-depth latency" ||
 			die "patched kernel run failed; see $out/patched/$r/console.log"
+		if [ -n "$distro" ]; then
+			step "cost (-icount, 1 vCPU), distribution-like patched kernel, boot $r of $rounds"
+			guest "$out/distro/$r" "$out/bzImage-distro" $((cost_est * 3)) -d -c1 BENCH_ROUNDS=1 \
+				BENCH_SCENARIOS="overhead overhead4 overhead8" \
+				BENCH_POLICIES="numa round-robin queue-depth latency" ||
+				die "distribution-like kernel run failed; see $out/distro/$r/console.log"
+		fi
 		[ -n "$base" ] || continue
 		step "cost (-icount, 1 vCPU), base kernel, boot $r of $rounds"
 		guest "$out/base/$r" "$out/bzImage-base" $((cost_est * 3)) -d -c1 BENCH_ROUNDS=1 \

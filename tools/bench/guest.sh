@@ -102,11 +102,15 @@ scen_setup() {
 		slow="1 2"
 		nvlat_setup tcp tcp tcp && nvlat_netem_set "$p1" delay 2500us &&
 			nvlat_netem_set "$p2" delay 2500us ;;
-	overhead)
-		# one job per CPU
+	overhead | overhead4 | overhead8)
+		# one job per CPU, on 2 (overhead), 4 or 8 loop paths
+		local n=${1#overhead} paths=()
+		while [ "${#paths[@]}" -lt "${n:-2}" ]; do
+			paths+=(loop)
+		done
 		args=(--name=nvlat --group_reporting --rw=randread --bs=4k --numjobs="$ncpu"
 			"--cpus_allowed=0-$((ncpu - 1))" --cpus_allowed_policy=split --iodepth=32)
-		nvlat_setup loop loop ;;
+		nvlat_setup "${paths[@]}" ;;
 	*) nvlat_err "unknown scenario $1" ;;
 	esac
 }

@@ -25,8 +25,9 @@ work=$res/report
 mkdir -p "$work"
 
 "$here/extract.sh" "$res/main/results" > "$work/runs.tsv"
-# the cost boots (deterministic clock): policies tagged @patched, @base
-for k in patched base; do
+# the cost boots (deterministic clock): policies tagged @patched, @base,
+# @distro (the patched kernel with wbt, tools/vm/cost-distro.config)
+for k in patched base distro; do
 	for d in "$res/$k"/*/results; do
 		[ ! -d "$d" ] || "$here/extract.sh" "$d" "@$k" >> "$work/runs.tsv"
 	done
@@ -227,7 +228,10 @@ ratios() {
 		crit shifting "latency: s to 90% on the new fast path, worst move" \
 			"${MAX[shifting,latency,t90]}" "${MIN[shifting,latency,t90]}" "${MAX[shifting,latency,t90]}" '<=' 1
 	# cost, on the deterministic clock: instructions per I/O
-	critr overhead "instructions per I/O, latency / queue-depth" latency@patched cpu_ns queue-depth@patched cpu_ns '<=' 1.03
+	for s in overhead overhead4 overhead8; do
+		critr "$s" "instructions per I/O, latency / queue-depth" latency@patched cpu_ns queue-depth@patched cpu_ns '<=' 1.01
+		critr "$s" "instructions per I/O, latency / queue-depth, wbt on" latency@distro cpu_ns queue-depth@distro cpu_ns '<=' 1.01
+	done
 	critr overhead "instructions per I/O, numa patched / numa base kernel" numa@patched cpu_ns numa@base cpu_ns '=~' 0.005
 }
 
@@ -317,15 +321,21 @@ tio_table() {
 
 # cost: instructions per I/O on the deterministic clock
 cost_table() {
-	local p qd
-	qd=$(val overhead queue-depth@patched cpu_ns)
-	echo "| kernel | policy | instructions per I/O | x queue-depth | IOPS (virtual clock) | I/Os path 1 / 2 % |"
+	local p qd s
+	echo "| paths | kernel | policy | instructions per I/O | x queue-depth | IOPS (virtual clock) |"
 	echo "|---|---|---|---|---|---|"
-	for p in numa@base numa@patched round-robin@patched queue-depth@patched latency@patched; do
-		[ -n "$(val overhead "$p" cpu_ns)" ] || continue
-		echo "| ${p#*@} | ${p%@*} | $(cell overhead "$p" cpu_ns %.0f) | $([ -z "$qd" ] || calc "$(val overhead "$p" cpu_ns) / $qd") | $(cell overhead "$p" iops %.0f) | $(cell overhead "$p" share1 %.0f) / $(cell overhead "$p" share2 %.0f) |"
+	for s in overhead overhead4 overhead8; do
+		for p in numa@base numa@patched round-robin@patched queue-depth@patched latency@patched \
+			numa@distro round-robin@distro queue-depth@distro latency@distro; do
+			[ -n "$(val "$s" "$p" cpu_ns)" ] || continue
+			qd=$(val "$s" "queue-depth@${p#*@}" cpu_ns)
+			[ "${p#*@}" != base ] || qd=$(val "$s" queue-depth@patched cpu_ns)
+			echo "| $(cost_paths "$s") | ${p#*@} | ${p%@*} | $(cell "$s" "$p" cpu_ns %.0f) | $([ -z "$qd" ] || calc "$(val "$s" "$p" cpu_ns) / $qd") | $(cell "$s" "$p" iops %.0f) |"
+		done
 	done
 }
+# cost_paths SCENARIO: the number of loop paths of an overhead scenario
+cost_paths() { local s=${1#overhead}; echo "${s:-2}"; }
 
 # share_plot SCENARIO TITLE: share of path 1 over time, per policy (round
 # 1, 0.5 s steps), from the runs' .samples
@@ -380,7 +390,7 @@ cover_row() {
 # cover markers): where latency beats queue-depth, what it costs, equal
 # paths.  The criteria table stays in this document.
 cover() {
-	local p q
+	local p q s
 	echo "Measured in a QEMU TCG guest (nvmet tcp and loop paths, netem delays;"
 	echo "median of $(meta rounds) rounds, worst-best pairing of rounds in brackets):"
 	echo
@@ -397,13 +407,19 @@ cover() {
 		q=$(val overhead queue-depth@patched cpu_ns)
 		echo
 		echo "Cost: instructions per 4 KiB read (fio and the nvmet loop target included;"
-		echo "QEMU -icount, one vCPU, two loop paths, median of $(find "$res/patched" -mindepth 1 -maxdepth 1 -type d | wc -l) boots, min-max):"
-		echo
-		for p in numa@base numa@patched round-robin@patched queue-depth@patched latency@patched; do
-			[ -n "$(val overhead "$p" cpu_ns)" ] || continue
-			printf '  %-12s %-8s %6.0f  (%.0f-%.0f)  x%s of queue-depth\n' "${p%@*}" "${p#*@}" \
-				"$(val overhead "$p" cpu_ns)" "${MIN[overhead,$p,cpu_ns]}" "${MAX[overhead,$p,cpu_ns]}" \
-				"$(calc "$(val overhead "$p" cpu_ns) / $q")"
+		echo "QEMU -icount, one vCPU, 2, 4 and 8 loop paths, median of $(find "$res/patched" -mindepth 1 -maxdepth 1 -type d | wc -l) boots, min-max):"
+		for s in overhead overhead4 overhead8; do
+			q=$(val "$s" queue-depth@patched cpu_ns)
+			[ -n "$q" ] || continue
+			echo
+			for p in numa@base numa@patched round-robin@patched queue-depth@patched latency@patched \
+				queue-depth@distro latency@distro; do
+				[ -n "$(val "$s" "$p" cpu_ns)" ] || continue
+				[ "${p#*@}" != distro ] || q=$(val "$s" queue-depth@distro cpu_ns)
+				printf '  %s paths  %-12s %-8s %6.0f  (%.0f-%.0f)  x%s of queue-depth\n' "$(cost_paths "$s")" \
+					"${p%@*}" "${p#*@}" "$(val "$s" "$p" cpu_ns)" "${MIN[$s,$p,cpu_ns]}" \
+					"${MAX[$s,$p,cpu_ns]}" "$(calc "$(val "$s" "$p" cpu_ns) / $q")"
+			done
 		done
 	fi
 	if [ -n "$(val symmetric latency mib)" ]; then
@@ -494,8 +510,12 @@ cost_boot=patched/1
 
 	## Cost: instructions per I/O
 
-	Scenario overhead: two loop paths on null_blk, no delay; 4 KiB randread,
-	one job of iodepth 32 on the one vCPU.  Instructions per I/O: guest CPU
+	Scenarios overhead, overhead4 and overhead8: two, four and eight loop
+	paths on null_blk, no delay; 4 KiB randread, one job of iodepth 32 on the
+	one vCPU.  Kernels: patched and base are tools/vm/cost.config (-O2, no
+	KUnit, no wbt); distro is the patched one with wbt enabled as Debian and
+	Fedora enable it (tools/vm/cost-distro.config), so that the block
+	statistics blk-clat needs are on for every policy.  Instructions per I/O: guest CPU
 	time (elapsed minus idle, from \`/proc/uptime\`) per I/O completed on the
 	paths, in a window from 1 s after the ramp to 1 s before the end of each
 	run; it counts every instruction the I/O costs, fio's included.

@@ -126,6 +126,7 @@ struct model_event {
 struct model_result {
 	u64 done, done_path[MODEL_MAX_PATHS];
 	u64 probes[MODEL_MAX_NS][MODEL_MAX_PATHS];
+	u64 planned;	/* latency decisions made under a plan */
 	u64 job_done[MODEL_MAX_JOBS], job_path[MODEL_MAX_JOBS][MODEL_MAX_PATHS];
 	u64 seg[MODEL_SEGMENTS][MODEL_MAX_PATHS];
 	/* per job: completions per path in 50 ms bins from time 0 */
@@ -148,6 +149,8 @@ struct model {
 	struct blk_clat *clat[MODEL_MAX_NS][MODEL_MAX_PATHS];
 	u64 next_fold_ns[MODEL_MAX_NS][MODEL_MAX_PATHS];	/* 0: timer stopped */
 	struct nvme_lat_probe probe[MODEL_MAX_NS][MODEL_MAX_PATHS];
+	/* one CPU's plans, per namespace (zeroed: none holds) */
+	struct nvme_lat_plan plan[MODEL_MAX_NS][BLK_CLAT_KEYS_PER_NODE];
 	unsigned long busy[MODEL_MAX_NS][MODEL_MAX_PATHS];
 	u32 inflight[MODEL_MAX_NS][MODEL_MAX_PATHS];
 	unsigned int rotor[MODEL_MAX_NS];
@@ -237,27 +240,80 @@ static u32 model_ctrl_inflight(struct model *m, int path)
 	return n;
 }
 
-/* the latency iopolicy, as nvme_latency_path() runs it, on the model */
+/* nvme_lat_plan_path() on the model: -1 if the plan cannot decide */
+static int model_latency_plan(struct model *m, const struct nvme_lat_plan *plan,
+			      int ns, bool ctrl, unsigned long now)
+{
+	struct blk_clat_peek est;
+	struct nvme_lat_pick pk;
+	struct nvme_lat_path c;
+	u32 inflight;
+	int i;
+
+	nvme_lat_plan_begin(&pk, plan, m->rotor[ns]);
+	for (i = 0; i < m->sc->nr_paths; i++) {
+		c.tier = m->sc->tier[ns][i];
+		if (c.tier > plan->tier)
+			continue;
+		inflight = ctrl ? model_ctrl_inflight(m, i) : m->inflight[ns][i];
+		if (nvme_lat_quiet(inflight, m->busy[ns][i], now))
+			return -1;
+		est = blk_clat_peek(m->clat[ns][i], plan->key);
+		c.lat_ns = est.lat_ns;
+		c.per_inflight_ns = est.lat_per_inflight_ns;
+		c.inflight = min(inflight, U16_MAX);
+		if (!nvme_lat_plan_add(&pk, plan, i, &c))
+			return -1;
+	}
+	return nvme_lat_plan_pick(&pk);
+}
+
+/*
+ * The latency iopolicy, as nvme_latency_path() runs it on one CPU, on the
+ * model: under this jiffy's plan if there is one, else the full decision,
+ * which makes the plan.
+ */
 static int model_latency(struct model *m, const struct model_job *job, bool ctrl)
 {
 	struct nvme_lat_path p[MODEL_MAX_PATHS];
 	struct nvme_lat_probe *probe[MODEL_MAX_PATHS];
 	unsigned long now = model_jiffies(m->now_ns);
+	unsigned int key = blk_clat_key(cpu_to_node(0), job->write, job->bytes);
+	struct nvme_lat_plan *plan = &m->plan[job->ns][key % BLK_CLAT_KEYS_PER_NODE];
 	struct blk_clat_estimate est;
+	bool plannable = true;
 	int i, ns = job->ns;
+	u32 inflight;
 
+	if (plan->made_jiffies == now) {
+		i = model_latency_plan(m, plan, ns, ctrl, now);
+		if (i >= 0) {
+			m->rotor[ns]++;
+			m->r.planned++;
+			return i;
+		}
+	}
 	for (i = 0; i < m->sc->nr_paths; i++) {
 		blk_clat_read(m->clat[ns][i], cpu_to_node(0), job->write,
 			      job->bytes, now, &est);
-		nvme_lat_path_set(&p[i], &est,
-				  ctrl ? model_ctrl_inflight(m, i) : m->inflight[ns][i],
-				  m->busy[ns][i], m->sc->tier[ns][i], &m->probe[ns][i],
-				  now, true);
+		inflight = ctrl ? model_ctrl_inflight(m, i) : m->inflight[ns][i];
+		nvme_lat_path_set(&p[i], &est, inflight, m->busy[ns][i],
+				  m->sc->tier[ns][i], &m->probe[ns][i], now, true);
+		if (p[i].tier != NVME_LAT_UNUSABLE)
+			plannable &= !nvme_lat_quiet(inflight, m->busy[ns][i], now);
 		probe[i] = &m->probe[ns][i];
 	}
 	i = nvme_lat_select(p, probe, m->sc->nr_paths, now, m->rotor[ns]++);
 	if (i >= 0 && p[i].probe)
 		m->r.probes[ns][i]++;
+	plan->made_jiffies = now - 1;
+	if (i >= 0 && plannable) {
+		p[i].probe = false;
+		if (nvme_lat_plan_make(plan, p, m->sc->nr_paths)) {
+			plan->key = key;
+			plan->made_jiffies = now;
+		}
+	}
 	return i;
 }
 
@@ -695,6 +751,10 @@ static void model_test_equal_paths(struct kunit *test)
 	}
 	KUNIT_EXPECT_GE(test, r->iops * 100,
 			max(res[MODEL_RR].iops, res[MODEL_QD].iops) * 98);
+	/* nearly every decision is made under a plan (one CPU, HZ jiffies) */
+	kunit_info(test, "model: equal-2 | latency | %llu decisions under a plan, %llu I/Os after warm-up\n",
+		   r->planned, r->done);
+	KUNIT_EXPECT_GE(test, r->planned * 100, r->done * 95);
 }
 
 /*
@@ -1155,6 +1215,76 @@ static void model_test_choose(struct kunit *test)
 }
 
 /*
+ * A plan decides as the full decision does: random inputs (no probes, no
+ * quiet paths), nvme_lat_choose() against nvme_lat_plan_make() and
+ * nvme_lat_plan_add() over the same paths, with the same rotor: the same
+ * path, exact ties included.
+ */
+static void model_test_plan(struct kunit *test)
+{
+	struct nvme_lat_path p[NVME_LAT_MAX_PATHS];
+	struct nvme_lat_plan plan;
+	struct nvme_lat_pick pk;
+	struct rnd_state rnd;
+	int t, i, nr, a, b, made = 0;
+	u32 base;
+
+	prandom_seed_state(&rnd, 0x706c616eULL);
+	for (t = 0; t < 20000; t++) {
+		nr = 1 + prandom_u32_state(&rnd) % NVME_LAT_MAX_PATHS;
+		base = 10000 + prandom_u32_state(&rnd) % 1000000;
+		for (i = 0; i < nr; i++) {
+			u32 x = prandom_u32_state(&rnd);
+
+			/* estimates 1x-3x the base, some exactly equal */
+			p[i].lat_ns = x & 1 ? base : base + (x >> 8) % (2 * base);
+			p[i].per_inflight_ns = p[i].lat_ns / (1 + (x >> 4) % 8);
+			p[i].inflight = (x >> 12) % (x & 2 ? 3 : 64);
+			p[i].tier = (x >> 20) % 8 == 0 ? 1 :
+				    (x >> 20) % 8 == 1 ? NVME_LAT_UNUSABLE : 0;
+			p[i].probe = false;
+			p[i].win_jiffies = 1;
+		}
+		a = nvme_lat_choose(p, nr, t);
+		if (!nvme_lat_plan_make(&plan, p, nr)) {
+			/* only when no path is usable */
+			KUNIT_EXPECT_EQ(test, a, -1);
+			continue;
+		}
+		made++;
+		nvme_lat_plan_begin(&pk, &plan, t);
+		for (i = 0; i < nr; i++)
+			KUNIT_ASSERT_TRUE(test, nvme_lat_plan_add(&pk, &plan, i,
+								  &p[i]));
+		b = nvme_lat_plan_pick(&pk);
+		KUNIT_ASSERT_GE(test, a, 0);
+		KUNIT_ASSERT_GE(test, b, 0);
+		KUNIT_EXPECT_EQ(test, a, b);
+	}
+	KUNIT_EXPECT_GT(test, made, 15000);
+	/* a better tier, or a path without an estimate: no decision */
+	plan = (struct nvme_lat_plan){ .tier = 1, .band_ns = 1000, .nr = 1 };
+	nvme_lat_plan_begin(&pk, &plan, 0);
+	p[0] = (struct nvme_lat_path){ .lat_ns = 500, .tier = 0 };
+	KUNIT_EXPECT_FALSE(test, nvme_lat_plan_add(&pk, &plan, 0, &p[0]));
+	p[0].tier = 1;
+	p[0].lat_ns = 0;
+	KUNIT_EXPECT_FALSE(test, nvme_lat_plan_add(&pk, &plan, 0, &p[0]));
+	/* a worse tier is left out */
+	p[0].tier = NVME_LAT_UNUSABLE;
+	KUNIT_EXPECT_TRUE(test, nvme_lat_plan_add(&pk, &plan, 0, &p[0]));
+	KUNIT_EXPECT_EQ(test, nvme_lat_plan_pick(&pk), -1);
+	/* no plan while a probe of the best tier is due */
+	p[0] = (struct nvme_lat_path){ .lat_ns = 500, .probe = true };
+	p[1] = (struct nvme_lat_path){ .lat_ns = 500, .tier = 1, .probe = true };
+	KUNIT_EXPECT_FALSE(test, nvme_lat_plan_make(&plan, p, 2));
+	/* one of a worse tier does not count */
+	p[0].probe = false;
+	KUNIT_EXPECT_TRUE(test, nvme_lat_plan_make(&plan, p, 2));
+	KUNIT_EXPECT_EQ(test, plan.band_ns, 625ULL);
+}
+
+/*
  * Of many CPUs finding a probe due at once, one takes it; the interval
  * doubles while the path is outside the band, up to its cap.
  */
@@ -1249,6 +1379,7 @@ static void model_test_silent_path(struct kunit *test)
 
 static struct kunit_case nvme_latency_model_cases[] = {
 	KUNIT_CASE(model_test_choose),
+	KUNIT_CASE(model_test_plan),
 	KUNIT_CASE(model_test_probe_claim),
 	KUNIT_CASE(model_test_probe_due_wrap),
 	KUNIT_CASE(model_test_silent_path),

@@ -18,6 +18,24 @@
 /* where exact ties start, so that they rotate; per CPU, no shared writes */
 static DEFINE_PER_CPU(unsigned int, nvme_lat_rotor);
 
+/* a head's plans on one CPU: one per direction and size class */
+struct nvme_lat_plans {
+	struct nvme_lat_plan plan[BLK_CLAT_KEYS_PER_NODE];
+};
+
+/*
+ * A path that holds requests and has ended none for two jiffies or more:
+ * nvme_lat_path_set() may price it at its silence.  busy_jiffies may be
+ * a jiffy late, and may be ahead of a CPU whose jiffies lags.
+ */
+VISIBLE_IF_KUNIT bool nvme_lat_quiet(unsigned int inflight,
+				     unsigned long busy_jiffies,
+				     unsigned long now)
+{
+	return inflight && (long)(now - busy_jiffies) >= 2;
+}
+EXPORT_SYMBOL_IF_KUNIT(nvme_lat_quiet);
+
 /* The estimates within 1/4 of @min_lat count as equal to it. */
 static u64 nvme_lat_band(u32 min_lat)
 {
@@ -174,7 +192,7 @@ VISIBLE_IF_KUNIT void nvme_lat_path_set(struct nvme_lat_path *p,
 	p->inflight = min(inflight, U16_MAX);
 	p->tier = tier;
 	/* a lower bound of the silence: busy_jiffies may be a jiffy late */
-	if (unlikely(inflight && (long)quiet >= 2)) {
+	if (unlikely(nvme_lat_quiet(inflight, busy_jiffies, now))) {
 		quiet = min_t(unsigned long, quiet - 1, 5 * HZ);
 		silent_ns = min_t(u64, jiffies_to_nsecs(quiet), U32_MAX);
 		if (silent_ns > p->lat_ns) {
@@ -271,6 +289,155 @@ VISIBLE_IF_KUNIT int nvme_lat_select(struct nvme_lat_path *p,
 }
 EXPORT_SYMBOL_IF_KUNIT(nvme_lat_select);
 
+/**
+ * nvme_lat_plan_make - the plan of a decision, for reuse in its jiffy
+ * @plan: filled in: its tier and band
+ * @p: the decision's input, as nvme_lat_select() left it, with the probe
+ *	it claimed (if any) cleared
+ * @nr: number of entries in @p
+ *
+ * Of nvme_lat_choose()'s inputs, only the estimates and the ANA tiers say
+ * which paths form the band; they change at folds and on state changes,
+ * and the probes that are due change with the jiffy.  A plan keeps the
+ * tier and the band, so that the I/Os of the same jiffy need only the
+ * paths' estimates and in-flight counts (nvme_lat_plan_add()).  There is
+ * no plan while a probe of the best tier is due, or while a path of that
+ * tier has no estimate.
+ *
+ * Context: any; pure function of its arguments.
+ * Return: true if @plan was made.
+ */
+VISIBLE_IF_KUNIT bool nvme_lat_plan_make(struct nvme_lat_plan *plan,
+					 const struct nvme_lat_path *p, int nr)
+{
+	u8 tier = NVME_LAT_UNUSABLE;
+	u32 min_lat = U32_MAX;
+	int i;
+
+	for (i = 0; i < nr; i++)
+		tier = min(tier, p[i].tier);
+	for (i = 0; i < nr; i++) {
+		if (p[i].tier != tier)
+			continue;
+		if (p[i].probe || !p[i].lat_ns)
+			return false;
+		min_lat = min(min_lat, p[i].lat_ns);
+	}
+	if (tier == NVME_LAT_UNUSABLE)
+		return false;
+	plan->tier = tier;
+	plan->band_ns = nvme_lat_band(min_lat);
+	plan->nr = nr;
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(nvme_lat_plan_make);
+
+/**
+ * nvme_lat_plan_begin - start a decision under a plan
+ * @pk: the decision, to start
+ * @plan: the plan
+ * @rotor: where exact ties start, as for nvme_lat_choose()
+ *
+ * Context: any.
+ */
+VISIBLE_IF_KUNIT void nvme_lat_plan_begin(struct nvme_lat_pick *pk,
+					  const struct nvme_lat_plan *plan,
+					  unsigned int rotor)
+{
+	*pk = (struct nvme_lat_pick){
+		.best = -1,
+		.other = -1,
+		.other_cost = U64_MAX,
+		.nr = plan->nr,
+		/* a zeroed plan (nr 0) decides nothing anyway */
+		.start = plan->nr ? rotor % plan->nr : 0,
+	};
+}
+EXPORT_SYMBOL_IF_KUNIT(nvme_lat_plan_begin);
+
+/* @i comes before @j in the order from @pk->start on */
+static bool nvme_lat_plan_before(const struct nvme_lat_pick *pk, int i, int j)
+{
+	unsigned int pi = i >= pk->start ? i - pk->start : i + pk->nr - pk->start;
+	unsigned int pj = j >= pk->start ? j - pk->start : j + pk->nr - pk->start;
+
+	return pi < pj;
+}
+
+/**
+ * nvme_lat_plan_add - weigh one more path under a plan
+ * @pk: the decision so far, from nvme_lat_plan_begin()
+ * @plan: the plan
+ * @i: the path's index among the usable paths, in the head's list order,
+ *	as in the decision that made the plan
+ * @c: the path's estimate, requests in flight and tier (its probe and
+ *	window are not looked at)
+ *
+ * Weighs @c as nvme_lat_choose() does with the plan's band: the band
+ * member with the fewest requests in flight (then the lower estimate),
+ * and the cheapest path outside the band, exact ties going to the first
+ * from the rotor on.  A path of a worse tier than the plan's is left out.
+ *
+ * Context: any; pure function of its arguments and @pk.
+ * Return: false if the plan cannot decide: @c is of a better tier than
+ * the plan's, or has no estimate.
+ */
+VISIBLE_IF_KUNIT bool nvme_lat_plan_add(struct nvme_lat_pick *pk,
+					const struct nvme_lat_plan *plan,
+					int i, const struct nvme_lat_path *c)
+{
+	u64 cost;
+
+	if (c->tier != plan->tier)
+		return c->tier > plan->tier;
+	if (!c->lat_ns)
+		return false;
+	if (c->lat_ns > plan->band_ns) {
+		cost = max(plan->band_ns, nvme_lat_load_ns(c));
+		if (cost < pk->other_cost ||
+		    (cost == pk->other_cost && nvme_lat_plan_before(pk, i, pk->other))) {
+			pk->other_cost = cost;
+			pk->other = i;
+		}
+		return true;
+	}
+	if (pk->best >= 0 &&
+	    (c->inflight > pk->best_inflight ||
+	     (c->inflight == pk->best_inflight &&
+	      (c->lat_ns > pk->best_lat_ns ||
+	       (c->lat_ns == pk->best_lat_ns &&
+		!nvme_lat_plan_before(pk, i, pk->best))))))
+		return true;
+	pk->best = i;
+	pk->best_lat_ns = c->lat_ns;
+	pk->best_per_inflight_ns = c->per_inflight_ns;
+	pk->best_inflight = c->inflight;
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(nvme_lat_plan_add);
+
+/**
+ * nvme_lat_plan_pick - the decision under a plan
+ * @pk: every usable path added with nvme_lat_plan_add()
+ *
+ * Context: any; pure function of @pk.
+ * Return: @pk's best or other, as nvme_lat_choose() compares them, or -1
+ * if no path of the band was added.
+ */
+VISIBLE_IF_KUNIT int nvme_lat_plan_pick(const struct nvme_lat_pick *pk)
+{
+	u64 load_ns;
+
+	if (pk->best < 0)
+		return -1;
+	load_ns = (u64)pk->best_per_inflight_ns * (pk->best_inflight + 1);
+	if (pk->other >= 0 &&
+	    pk->other_cost < max_t(u64, pk->best_lat_ns, load_ns))
+		return pk->other;
+	return pk->best;
+}
+EXPORT_SYMBOL_IF_KUNIT(nvme_lat_plan_pick);
+
 /* @a is a worse candidate than @b for a place in the decision */
 static bool nvme_lat_worse(const struct nvme_lat_path *a,
 			   const struct nvme_lat_path *b)
@@ -347,6 +514,82 @@ static void nvme_lat_read(struct nvme_ns_head *head, struct nvme_ns *ns,
 	}
 }
 
+/*
+ * Keep the plan of a decision for the rest of the jiffy, if the plan
+ * would decide as the full decision does: every usable path took part,
+ * with an estimator that measures this I/O in the same bucket.
+ */
+static void nvme_lat_plan_store(struct nvme_lat_plan *plan,
+				const struct nvme_lat_path *p,
+				struct nvme_ns *const *path, int nr, int usable,
+				int node, bool write, unsigned int bytes,
+				unsigned long now)
+{
+	unsigned int key = blk_clat_key(node, write, bytes);
+	int i;
+
+	if (usable != nr || !nvme_lat_plan_make(plan, p, nr))
+		return;
+	for (i = 0; i < nr; i++)
+		if (!rcu_access_pointer(path[i]->clat) ||
+		    blk_clat_key(node, write,
+				 min(bytes, queue_max_bytes(path[i]->queue))) != key)
+			return;
+	plan->key = key;
+	plan->made_jiffies = now;
+}
+
+/*
+ * The path for a read or write with data under @plan, made in this jiffy;
+ * NULL if the plan cannot decide and the full decision must be made.
+ */
+static struct nvme_ns *nvme_lat_plan_path(struct nvme_ns_head *head,
+					  const struct nvme_lat_plan *plan,
+					  unsigned long now, unsigned int rotor)
+	__must_hold_shared(&head->srcu)
+{
+	struct nvme_ns *ns, *best = NULL, *other = NULL;
+	/* filled in before use: not worth zeroing per I/O */
+	struct nvme_lat_pick pk __uninitialized;
+	struct nvme_lat_path c __uninitialized;
+	struct blk_clat_peek est;
+	struct blk_clat *clat;
+	unsigned int inflight;
+	int i = 0;
+
+	nvme_lat_plan_begin(&pk, plan, rotor);
+	list_for_each_entry_srcu(ns, &head->list, siblings,
+				 srcu_read_lock_held(&head->srcu)) {
+		c.tier = nvme_lat_tier(ns);
+		if (c.tier == NVME_LAT_UNUSABLE)
+			continue;
+		if (c.tier > plan->tier) {
+			i++;
+			continue;
+		}
+		clat = srcu_dereference(ns->clat, &head->srcu);
+		inflight = atomic_read(&ns->lat_nr_active);
+		if (!clat || nvme_lat_quiet(inflight,
+					    READ_ONCE(ns->lat_busy_jiffies), now))
+			return NULL;
+		est = blk_clat_peek(clat, plan->key);
+		c.lat_ns = est.lat_ns;
+		c.per_inflight_ns = est.lat_per_inflight_ns;
+		c.inflight = min(inflight, U16_MAX);
+		if (!nvme_lat_plan_add(&pk, plan, i, &c))
+			return NULL;
+		if (pk.best == i)
+			best = ns;
+		if (pk.other == i)
+			other = ns;
+		i++;
+	}
+	i = nvme_lat_plan_pick(&pk);
+	if (i < 0)
+		return NULL;
+	return i == pk.best ? best : other;
+}
+
 /**
  * nvme_latency_path - the path for one I/O under the latency iopolicy
  * @head: the namespace head
@@ -359,7 +602,12 @@ static void nvme_lat_read(struct nvme_ns_head *head, struct nvme_ns *ns,
  * at a time (nvme_lat_slot() keeps the most promising).  When no path has
  * an estimate for the I/O's size class, which happens when the
  * path queues merge such I/O into larger requests, the next larger class
- * with an estimate stands in for it.
+ * with an estimate stands in for it.  A read or write with data reuses the
+ * plan (nvme_lat_plan_make()) that this CPU made in the same jiffy for the
+ * same direction and size class, if there is one and no path has gone
+ * quiet, lost its estimator or come back in a better ANA tier since; the
+ * plan is made only while the head has at most %NVME_LAT_MAX_PATHS usable
+ * paths and all of them measure the I/O in the same size class.
  *
  * Context: under head->srcu.
  * Return: the path, or NULL if none is usable.
@@ -371,28 +619,47 @@ struct nvme_ns *nvme_latency_path(struct nvme_ns_head *head, struct bio *bio)
 	struct nvme_lat_path p[NVME_LAT_MAX_PATHS] __uninitialized;
 	struct nvme_ns *path[NVME_LAT_MAX_PATHS] __uninitialized;
 	struct nvme_lat_probe *probe[NVME_LAT_MAX_PATHS] __uninitialized;
+	struct nvme_lat_plans __percpu *plans = READ_ONCE(head->lat_plans);
 	struct blk_clat_estimate est __uninitialized;
+	struct nvme_lat_plan *plan = NULL;
 	struct nvme_lat_path c __uninitialized;
-	unsigned long now = jiffies;
-	unsigned int bytes = bio ? bio->bi_iter.bi_size : 0;
+	unsigned long now = jiffies, busy;
+	unsigned int bytes = bio ? bio->bi_iter.bi_size : 0, rotor, inflight;
 	/* a flush goes where the writes it follows do */
 	bool write = bio && (op_is_write(bio_op(bio)) || !bytes);
 	bool sampled = bio && bytes && (bio_op(bio) == REQ_OP_READ ||
 					bio_op(bio) == REQ_OP_WRITE);
-	int node = numa_node_id(), nr = 0, i;
-	bool any = false;
+	int node = numa_node_id(), nr = 0, usable = 0, i;
+	bool any = false, plannable;
 	struct nvme_ns *ns;
 	u8 tier;
+
+	rotor = this_cpu_inc_return(nvme_lat_rotor);
+	plannable = sampled && plans;
+	if (plannable) {
+		i = blk_clat_key(node, write, bytes) % BLK_CLAT_KEYS_PER_NODE;
+		plan = &get_cpu_ptr(plans)->plan[i];
+		if (plan->made_jiffies == now) {
+			ns = nvme_lat_plan_path(head, plan, now, rotor);
+			if (ns) {
+				put_cpu_ptr(plans);
+				return ns;
+			}
+		}
+	}
 
 	list_for_each_entry_srcu(ns, &head->list, siblings,
 				 srcu_read_lock_held(&head->srcu)) {
 		tier = nvme_lat_tier(ns);
 		if (tier == NVME_LAT_UNUSABLE)
 			continue;
+		usable++;
+		inflight = atomic_read(&ns->lat_nr_active);
+		busy = READ_ONCE(ns->lat_busy_jiffies);
 		nvme_lat_read(head, ns, node, write, bytes, now, &est);
-		nvme_lat_path_set(&c, &est, atomic_read(&ns->lat_nr_active),
-				  READ_ONCE(ns->lat_busy_jiffies), tier,
+		nvme_lat_path_set(&c, &est, inflight, busy, tier,
 				  &ns->lat_probe, now, sampled);
+		plannable &= !nvme_lat_quiet(inflight, busy, now);
 		i = nvme_lat_slot(p, nr, &c);
 		if (i < 0)
 			continue;
@@ -417,9 +684,30 @@ struct nvme_ns *nvme_latency_path(struct nvme_ns_head *head, struct bio *bio)
 		}
 	}
 
-	i = nvme_lat_select(p, probe, nr, now,
-			    this_cpu_inc_return(nvme_lat_rotor));
+	i = nvme_lat_select(p, probe, nr, now, rotor);
+	if (plan) {
+		plan->made_jiffies = now - 1;
+		if (plannable && i >= 0) {
+			/* a probe it claimed is no longer due */
+			p[i].probe = false;
+			nvme_lat_plan_store(plan, p, path, nr, usable, node,
+					    write, bytes, now);
+		}
+		put_cpu_ptr(plans);
+	}
 	return i < 0 ? NULL : path[i];
+}
+
+/**
+ * nvme_latency_free - free what the latency iopolicy kept for a head
+ * @head: the namespace head, with no submitters left
+ *
+ * Context: process context.
+ */
+void nvme_latency_free(struct nvme_ns_head *head)
+{
+	free_percpu(head->lat_plans);
+	head->lat_plans = NULL;
 }
 
 /*
@@ -480,7 +768,15 @@ void nvme_latency_work(struct work_struct *work)
 	struct nvme_ns *batch[NVME_LAT_MAX_PATHS], *ns;
 	unsigned int seq = ++head->lat_seq;
 	bool unpublished = false, retry = false;
+	struct nvme_lat_plans __percpu *plans;
 	int nr, i, srcu_idx;
+
+	/* without plans every I/O makes the full decision */
+	if (want && !head->lat_plans) {
+		plans = alloc_percpu(struct nvme_lat_plans);
+		/* seen zeroed: a plan made at jiffy 0 has no band, no choice */
+		smp_store_release(&head->lat_plans, plans);
+	}
 
 	if (!want) {
 		srcu_idx = srcu_read_lock(&head->srcu);
