@@ -149,8 +149,8 @@ struct model {
 	struct blk_clat *clat[MODEL_MAX_NS][MODEL_MAX_PATHS];
 	u64 next_fold_ns[MODEL_MAX_NS][MODEL_MAX_PATHS];	/* 0: timer stopped */
 	struct nvme_lat_probe probe[MODEL_MAX_NS][MODEL_MAX_PATHS];
-	/* one CPU's plans, per namespace (zeroed: none holds) */
-	struct nvme_lat_plan plan[MODEL_MAX_NS][BLK_CLAT_KEYS_PER_NODE];
+	/* one CPU's plans, per namespace and direction (zeroed: none holds) */
+	struct nvme_lat_plan plan[MODEL_MAX_NS][2];
 	unsigned long busy[MODEL_MAX_NS][MODEL_MAX_PATHS];
 	u32 inflight[MODEL_MAX_NS][MODEL_MAX_PATHS];
 	unsigned int rotor[MODEL_MAX_NS];
@@ -279,13 +279,13 @@ static int model_latency(struct model *m, const struct model_job *job, bool ctrl
 	struct nvme_lat_probe *probe[MODEL_MAX_PATHS];
 	unsigned long now = model_jiffies(m->now_ns);
 	unsigned int key = blk_clat_key(cpu_to_node(0), job->write, job->bytes);
-	struct nvme_lat_plan *plan = &m->plan[job->ns][key % BLK_CLAT_KEYS_PER_NODE];
+	struct nvme_lat_plan *plan = &m->plan[job->ns][job->write];
 	struct blk_clat_estimate est;
 	bool plannable = true;
 	int i, ns = job->ns;
 	u32 inflight;
 
-	if (plan->made_jiffies == now) {
+	if (plan->made_jiffies == now && plan->for_key == key) {
 		i = model_latency_plan(m, plan, ns, ctrl, now);
 		if (i >= 0) {
 			m->rotor[ns]++;
@@ -310,6 +310,7 @@ static int model_latency(struct model *m, const struct model_job *job, bool ctrl
 	if (i >= 0 && plannable) {
 		p[i].probe = false;
 		if (nvme_lat_plan_make(plan, p, m->sc->nr_paths)) {
+			plan->for_key = key;
 			plan->key = key;
 			plan->made_jiffies = now;
 		}
@@ -1281,7 +1282,7 @@ static void model_test_plan(struct kunit *test)
 	/* one of a worse tier does not count */
 	p[0].probe = false;
 	KUNIT_EXPECT_TRUE(test, nvme_lat_plan_make(&plan, p, 2));
-	KUNIT_EXPECT_EQ(test, plan.band_ns, 625ULL);
+	KUNIT_EXPECT_EQ(test, plan.band_ns, 625U);
 }
 
 /*

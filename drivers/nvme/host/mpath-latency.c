@@ -18,9 +18,9 @@
 /* where exact ties start, so that they rotate; per CPU, no shared writes */
 static DEFINE_PER_CPU(unsigned int, nvme_lat_rotor);
 
-/* a head's plans on one CPU: one per direction and size class */
+/* a head's plans on one CPU: the last one made for reads and for writes */
 struct nvme_lat_plans {
-	struct nvme_lat_plan plan[BLK_CLAT_KEYS_PER_NODE];
+	struct nvme_lat_plan plan[2];
 };
 
 /*
@@ -326,7 +326,7 @@ VISIBLE_IF_KUNIT bool nvme_lat_plan_make(struct nvme_lat_plan *plan,
 	if (tier == NVME_LAT_UNUSABLE)
 		return false;
 	plan->tier = tier;
-	plan->band_ns = nvme_lat_band(min_lat);
+	plan->band_ns = min_t(u64, nvme_lat_band(min_lat), U32_MAX);
 	plan->nr = nr;
 	return true;
 }
@@ -393,7 +393,7 @@ VISIBLE_IF_KUNIT bool nvme_lat_plan_add(struct nvme_lat_pick *pk,
 	if (!c->lat_ns)
 		return false;
 	if (c->lat_ns > plan->band_ns) {
-		cost = max(plan->band_ns, nvme_lat_load_ns(c));
+		cost = max_t(u64, plan->band_ns, nvme_lat_load_ns(c));
 		if (cost < pk->other_cost ||
 		    (cost == pk->other_cost && nvme_lat_plan_before(pk, i, pk->other))) {
 			pk->other_cost = cost;
@@ -520,6 +520,7 @@ static void nvme_lat_read(struct nvme_ns_head *head, struct nvme_ns *ns,
  * with an estimator that measures this I/O in the same bucket.
  */
 static void nvme_lat_plan_store(struct nvme_lat_plan *plan,
+				unsigned int for_key,
 				const struct nvme_lat_path *p,
 				struct nvme_ns *const *path, int nr, int usable,
 				int node, bool write, unsigned int bytes,
@@ -528,13 +529,15 @@ static void nvme_lat_plan_store(struct nvme_lat_plan *plan,
 	unsigned int key = blk_clat_key(node, write, bytes);
 	int i;
 
-	if (usable != nr || !nvme_lat_plan_make(plan, p, nr))
+	if (usable != nr || nr > U8_MAX || key > U16_MAX ||
+	    !nvme_lat_plan_make(plan, p, nr))
 		return;
 	for (i = 0; i < nr; i++)
 		if (!rcu_access_pointer(path[i]->clat) ||
 		    blk_clat_key(node, write,
 				 min(bytes, queue_max_bytes(path[i]->queue))) != key)
 			return;
+	plan->for_key = for_key;
 	plan->key = key;
 	plan->made_jiffies = now;
 }
@@ -603,9 +606,9 @@ static struct nvme_ns *nvme_lat_plan_path(struct nvme_ns_head *head,
  * an estimate for the I/O's size class, which happens when the
  * path queues merge such I/O into larger requests, the next larger class
  * with an estimate stands in for it.  A read or write with data reuses the
- * plan (nvme_lat_plan_make()) that this CPU made in the same jiffy for the
- * same direction and size class, if there is one and no path has gone
- * quiet, lost its estimator or come back in a better ANA tier since; the
+ * plan (nvme_lat_plan_make()) that this CPU made last for its direction,
+ * if that was in the same jiffy for the same size class and no path has
+ * gone quiet, lost its estimator or come back in a better ANA tier since; the
  * plan is made only while the head has at most %NVME_LAT_MAX_PATHS usable
  * paths and all of them measure the I/O in the same size class.
  *
@@ -625,6 +628,7 @@ struct nvme_ns *nvme_latency_path(struct nvme_ns_head *head, struct bio *bio)
 	struct nvme_lat_path c __uninitialized;
 	unsigned long now = jiffies, busy;
 	unsigned int bytes = bio ? bio->bi_iter.bi_size : 0, rotor, inflight;
+	unsigned int for_key = 0;
 	/* a flush goes where the writes it follows do */
 	bool write = bio && (op_is_write(bio_op(bio)) || !bytes);
 	bool sampled = bio && bytes && (bio_op(bio) == REQ_OP_READ ||
@@ -637,9 +641,9 @@ struct nvme_ns *nvme_latency_path(struct nvme_ns_head *head, struct bio *bio)
 	rotor = this_cpu_inc_return(nvme_lat_rotor);
 	plannable = sampled && plans;
 	if (plannable) {
-		i = blk_clat_key(node, write, bytes) % BLK_CLAT_KEYS_PER_NODE;
-		plan = &get_cpu_ptr(plans)->plan[i];
-		if (plan->made_jiffies == now) {
+		for_key = blk_clat_key(node, write, bytes);
+		plan = &get_cpu_ptr(plans)->plan[write];
+		if (plan->made_jiffies == now && plan->for_key == for_key) {
 			ns = nvme_lat_plan_path(head, plan, now, rotor);
 			if (ns) {
 				put_cpu_ptr(plans);
@@ -690,8 +694,8 @@ struct nvme_ns *nvme_latency_path(struct nvme_ns_head *head, struct bio *bio)
 		if (plannable && i >= 0) {
 			/* a probe it claimed is no longer due */
 			p[i].probe = false;
-			nvme_lat_plan_store(plan, p, path, nr, usable, node,
-					    write, bytes, now);
+			nvme_lat_plan_store(plan, for_key, p, path, nr, usable,
+					    node, write, bytes, now);
 		}
 		put_cpu_ptr(plans);
 	}

@@ -87,9 +87,9 @@ s0=$(nvlat_meminfo_kb SUnreclaim)
 # (tcp port black-holed until then, in us), ctrl[ID] (host controller).
 # The helpers below avoid subprocesses (nvlat_read): under TCG with fio
 # running, every fork costs tens of milliseconds.
-declare -A linked ana gone hole ctrl count
+declare -A linked ana gone hole hole_policy ctrl count
 for id in 1 2 3; do
-	linked[$id]=1 ana[$id]=optimized gone[$id]='' hole[$id]='' ctrl[$id]=$(nvlat_ctrl "$id")
+	linked[$id]=1 ana[$id]=optimized gone[$id]='' hole[$id]='' hole_policy[$id]='' ctrl[$id]=$(nvlat_ctrl "$id")
 done
 T0=${EPOCHREALTIME/[.,]/}
 
@@ -271,20 +271,25 @@ op_blackhole() {
 	oplog "black-hole port $id (ended in 0.5 s: port 2 $a2, port 3 $a3)"
 	nvlat_netem_set "$(nvlat_tcp_port "$id")" loss 100% || opfail "black-hole $id"
 	hole[$id]=$(( ${EPOCHREALTIME/[.,]/} + (2 + RANDOM % 5) * 1000000 ))
+	nvlat_read "/sys/class/nvme-subsystem/$NVLAT_SUBSYS/iopolicy"
+	hole_policy[$id]=$REPLY
 }
 hole_end() {
 	oplog "end black hole on port $1"
 	nvlat_netem_set "$(nvlat_tcp_port "$1")" delay "${1}00us" || opfail "netem $1"
 	hole[$1]=''
 }
-# mark_holes: $hole_on exists while a tcp port is black-holed and another
-# path is usable and ANA optimized; only then must the head keep ending
-# I/O (with no optimized path but the hole, every policy sends I/O there:
-# seed 795708 stood 3 s with port 2 non-optimized)
+# mark_holes: $hole_on exists while a tcp port is black-holed since a time
+# the policy was latency and another path is usable and ANA optimized; only
+# then must the head keep ending I/O (with no optimized path but the hole,
+# every policy sends I/O there: seed 795708 stood 3 s with port 2
+# non-optimized; and round-robin keeps sending half of the I/O into a hole
+# until all of it waits there, which a later switch to latency cannot
+# undo: seed 979251 stood 5 s so)
 mark_holes() {
 	local id h=
 	for id in 2 3; do
-		[ -z "${hole[$id]}" ] || h=1
+		[ -z "${hole[$id]}" ] || [ "${hole_policy[$id]}" != latency ] || h=1
 	done
 	if [ -n "$h" ]; then
 		for id in 1 2 3; do
