@@ -3,12 +3,12 @@
 # Boot the test kernel and run the guest tests (tools/tests/guest) in it.
 #
 #   tools/tests/guest.sh [-k bzImage] [-t timeout_s] [-a 'kernel args'] [-A kvm|tcg]
-#                        [-p possible_cpus] [-K] [-q] [PATTERN...]
+#                        [-p possible_cpus] [-d] [-K] [-q] [PATTERN...]
 #
 # PATTERNs select tests by name (see guest/run-all.sh).  Fails when a test
 # fails, the guest times out or the console shows a kernel splat or a
 # failed KUnit suite (-K: report KUnit failures but do not fail).  -q does
-# not stream the console.
+# not stream the console.  -d: on the instruction clock (tools/vm/run.sh -d).
 set -eu
 # shellcheck source-path=SCRIPTDIR source=../common.sh
 . "$(dirname "$0")/../common.sh"
@@ -16,13 +16,14 @@ set -eu
 args=()
 scan=()
 tmo=1800
-while getopts 'k:t:a:A:p:Kqh' o; do
+while getopts 'k:t:a:A:p:dKqh' o; do
 	case "$o" in
 	k) args+=(-k "$OPTARG") ;;
 	t) tmo=$OPTARG ;;
 	a) args+=(-a "$OPTARG") ;;
 	A) args+=(-A "$OPTARG") ;;
 	p) args+=(-p "$OPTARG") ;;
+	d) args+=(-d) ;;
 	K) scan+=(-K) ;;
 	q) args+=(-q) ;;
 	*) sed -n '3,/^set -eu/{/^set/d;s/^# \{0,1\}//;p}' "$0" >&2; exit 2 ;;

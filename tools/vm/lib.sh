@@ -112,6 +112,14 @@ tap_done() {
 	[ "$TAP_FAILED" = 0 ]
 }
 
+# nvlat_need_icount: skip the whole test file unless it runs on the
+# instruction clock (tools/vm/run.sh -d), for which its bounds are made.
+nvlat_need_icount() {
+	[ -z "${NVLAT_ICOUNT:-}" ] || return 0
+	echo "1..0 # SKIP needs the instruction clock (tools/vm/run.sh -d)"
+	exit 0
+}
+
 # --- arithmetic on decimal strings ------------------------------------------
 
 # nvlat_calc EXPR: awk arithmetic, printed with up to 3 decimals.
@@ -580,10 +588,12 @@ nvlat_fio_summary() {
 	jq -r ".jobs[0].$2 | \"\(.io_kbytes) KiB, \(.bw) KiB/s, \(.iops | floor) IOPS, clat mean \(.clat_ns.mean / 1000 | floor) us, p99 \((.clat_ns.percentile[\"99.000000\"] // 0) / 1000 | floor) us, lat mean \(.lat_ns.mean / 1000 | floor) us\"" "$1"
 }
 
-# nvlat_tmpdir: a per-test scratch directory under $NVLAT_WORK (or /tmp).
+# nvlat_tmpdir [NAME]: a per-test scratch directory under $NVLAT_WORK, or
+# under the guest's /tmp without it or on the instruction clock.
 nvlat_tmpdir() {
-	local d
-	d=${NVLAT_WORK:-/tmp}/scratch
+	local d=${NVLAT_WORK:-/tmp}/scratch
+	# on the instruction clock a wait for 9p lets the guest clock jump
+	[ -z "${NVLAT_ICOUNT:-}" ] || d=/tmp/scratch
 	mkdir -p "$d" && mktemp -d "$d/${1:-t}.XXXX"
 }
 

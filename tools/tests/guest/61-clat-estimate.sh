@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# The estimator follows a path's latency: with 5 ms added to the round
-# trip of one of two tcp paths (netem 2.5 ms each way), that path's 4 KiB
-# read estimate rises by 4-10 ms within 1 s while the other path's stays
-# within 1 ms; when the delay is removed it falls back to within 1 ms of
+# The estimator follows a path's latency, on the instruction clock: with
+# 500 us added to the round trip of one of two tcp paths (netem 250 us
+# each way, ten times the paths' own latency here), that path's 4 KiB read
+# estimate rises by 450-750 us within 1 s while the other path's stays
+# within 20 us; when the delay is removed it falls back to within 20 us of
 # its baseline within 3 s.  That path is idle under the latency policy by
-# then: only probes refresh it, one fold (2 samples) about every 300 ms,
-# and six folds of weight 1/4 take the 5 ms step below 1 ms.
+# then: only probes refresh it.
 set -u
 # shellcheck source-path=SCRIPTDIR source=../../vm/lib.sh
 . "$(dirname "$0")/../../vm/lib.sh"
 
+nvlat_need_icount
 tap_plan 6
 nvlat_setup tcp tcp || tap_bail "setup failed"
 trap nvlat_teardown EXIT
@@ -23,9 +24,9 @@ nvlat_fio "$tmp/f.json" --filename="/dev/$NVLAT_HEAD" --rw=randread \
 	--iodepth=2 --runtime=16 --cpus_allowed=0 &
 fio=$!
 
-# est ID: estimate in ms (3 decimals), 0 when there is none
-est() { nvlat_clat_est_ns "$1" 2>/dev/null | awk '{ printf "%.3f\n", $1 / 1e6 }' || echo 0; }
-# watch ID SECONDS CMP MS: poll every 0.1 s until est(ID) CMP MS; prints
+# est ID: estimate in us (1 decimal), 0 when there is none
+est() { nvlat_clat_est_ns "$1" 2>/dev/null | awk '{ printf "%.1f\n", $1 / 1e3 }' || echo 0; }
+# watch ID SECONDS CMP US: poll every 0.1 s until est(ID) CMP US; prints
 # the time it took, fails after SECONDS
 watch() {
 	local t0=${EPOCHREALTIME/[.,]/} now v
@@ -33,38 +34,36 @@ watch() {
 		v=$(est "$1")
 		now=${EPOCHREALTIME/[.,]/}
 		if nvlat_cmp "$v" "$3" "$4"; then
-			echo "$(((now - t0) / 1000)) ms, $v ms"
+			echo "$(((now - t0) / 1000)) ms, $v us"
 			return 0
 		fi
-		[ $((now - t0)) -lt $(($2 * 1000000)) ] || { echo "timeout, $v ms"; return 1; }
+		[ $((now - t0)) -lt $(($2 * 1000000)) ] || { echo "timeout, $v us"; return 1; }
 		sleep 0.1
 	done
 }
 
 sleep 5
 b1=$(est 1) b2=$(est 2)
-tap_diag "baseline estimates: path 1 $b1 ms, path 2 $b2 ms"
+tap_diag "baseline estimates: path 1 $b1 us, path 2 $b2 us"
 nvlat_cmp "$b1" '>' 0 && nvlat_cmp "$b2" '>' 0
 tap_result $? "both paths have an estimate after 5 s"
 
-nvlat_netem_set "$port" delay 2500us
-r=$(watch 2 1 '>=' "$(nvlat_calc "$b2 + 4")")
-tap_result $? "path 2 estimate rose by >= 4 ms within 1 s ($r)"
+nvlat_netem_set "$port" delay 250us
+r=$(watch 2 1 '>=' "$(nvlat_calc "$b2 + 450")")
+tap_result $? "path 2 estimate rose by >= 450 us within 1 s ($r)"
 sleep 1
 s2=$(est 2) s1=$(est 1)
-tap_diag "with delay: path 1 $s1 ms, path 2 $s2 ms"
+tap_diag "with delay: path 1 $s1 us, path 2 $s2 us"
 rise=$(nvlat_calc "$s2 - $b2")
-# at most twice the added round trip: 16 uncontended runs measured
-# +4.7 to +8.6 ms under TCG (netem timers and the 2 requests in flight)
-nvlat_cmp "$rise" '>=' 4 && nvlat_cmp "$rise" '<=' 10
-tap_result $? "path 2 rise is 4-10 ms (+$rise ms)"
+nvlat_cmp "$rise" '>=' 450 && nvlat_cmp "$rise" '<=' 750
+tap_result $? "path 2 rise is 450-750 us (+$rise us)"
 d1=$(nvlat_calc "$s1 - $b1")
-nvlat_cmp "${d1#-}" '<=' 1
-tap_result $? "path 1 estimate stayed within 1 ms ($d1 ms)"
+nvlat_cmp "${d1#-}" '<=' 20
+tap_result $? "path 1 estimate stayed within 20 us ($d1 us)"
 
 nvlat_netem_set "$port" delay 0ms
-r=$(watch 2 3 '<=' "$(nvlat_calc "$b2 + 1")")
-tap_result $? "path 2 estimate back within 1 ms of baseline within 3 s ($r)"
+r=$(watch 2 3 '<=' "$(nvlat_calc "$b2 + 20")")
+tap_result $? "path 2 estimate back within 20 us of baseline within 3 s ($r)"
 wait "$fio"
 tap_result $? "fio completed without errors"
 tap_done
