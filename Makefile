@@ -59,7 +59,7 @@ test: deps
 
 ## make test-placement  the placement tests (61 64 65 73 76) on the instruction clock, as make test runs them
 test-placement: kernel
-	@$(T)/tests/guest.sh -d -a kunit.enable=0 61-clat-estimate 64-symmetric 65-bandwidth \
+	@$(T)/tests/guest.sh -d -c 1 -a kunit.enable=0 61-clat-estimate 64-symmetric 65-bandwidth \
 		73-equal-split 76-two-namespaces
 
 ## make test-debug  lifetime tests and a short torture on a KASAN/lockdep/kmemleak kernel

@@ -55,10 +55,10 @@ kernel_ok=0
 stage kernel "$TOP/tools/kernel.sh" || kernel_ok=1
 
 # The placement tests, which judge shares and rates, run in a boot of their
-# own on the instruction clock (run.sh -d, one host thread), where host
-# load does not move them (tools/tests/README.md): in the background while
-# the other kernels and make check build.  The Makefile's test-placement
-# runs them alone.
+# own on the instruction clock (run.sh -d) with one vCPU, where neither
+# host load nor the guest's cross-CPU hand-offs move them
+# (tools/tests/README.md): in the background while the other kernels and
+# make check build.  The Makefile's test-placement runs them alone.
 PLACEMENT="61 64 65 73 76"
 if [ "$kernel_ok" = 0 ]; then
 	initrd=$("$TOP/tools/vm/initramfs.sh")
@@ -68,7 +68,7 @@ if [ "$kernel_ok" = 0 ]; then
 	# shellcheck disable=SC2086 # one pattern per test number
 	{
 		prc=0
-		"$TOP/tools/vm/run.sh" -q -d -k "$prundir/bzImage" -i "$initrd" \
+		"$TOP/tools/vm/run.sh" -q -d -c 1 -k "$prundir/bzImage" -i "$initrd" \
 			-t "${NVLAT_PLACEMENT_TIMEOUT:-3600}" -r "$prundir" -a kunit.enable=0 -- \
 			"$TOP/tools/tests/guest/run-all.sh" $PLACEMENT || prc=$?
 		echo "$prc" > "$prundir/run-status"

@@ -3,7 +3,7 @@
 # Boot the test kernel and run the guest tests (tools/tests/guest) in it.
 #
 #   tools/tests/guest.sh [-k bzImage] [-t timeout_s] [-a 'kernel args'] [-A kvm|tcg]
-#                        [-p possible_cpus] [-d] [-K] [-q] [PATTERN...]
+#                        [-c cpus] [-p possible_cpus] [-d] [-K] [-q] [PATTERN...]
 #
 # PATTERNs select tests by name (see guest/run-all.sh).  Fails when a test
 # fails, the guest times out or the console shows a kernel splat or a
@@ -16,12 +16,13 @@ set -eu
 args=()
 scan=()
 tmo=1800
-while getopts 'k:t:a:A:p:dKqh' o; do
+while getopts 'k:t:a:A:c:p:dKqh' o; do
 	case "$o" in
 	k) args+=(-k "$OPTARG") ;;
 	t) tmo=$OPTARG ;;
 	a) args+=(-a "$OPTARG") ;;
 	A) args+=(-A "$OPTARG") ;;
+	c) args+=(-c "$OPTARG") ;;
 	p) args+=(-p "$OPTARG") ;;
 	d) args+=(-d) ;;
 	K) scan+=(-K) ;;

@@ -4,9 +4,11 @@
 # 500 us added to the round trip of one of two tcp paths (netem 250 us
 # each way, ten times the paths' own latency here), that path's 4 KiB read
 # estimate rises by 450-750 us within 1 s while the other path's stays
-# within 20 us; when the delay is removed it falls back to within 20 us of
-# its baseline within 3 s.  That path is idle under the latency policy by
-# then: only probes refresh it.
+# within 50 us (a tenth of the step; it moves by its own load, which the
+# delayed path hands over); when the delay is removed it falls back to
+# within 60 us of its baseline within 3 s.  That path is idle under the
+# latency policy by then: only probes refresh it, about one fold of weight
+# 1/4 every 300 ms, and eight folds take the step below 60 us.
 set -u
 # shellcheck source-path=SCRIPTDIR source=../../vm/lib.sh
 . "$(dirname "$0")/../../vm/lib.sh"
@@ -58,12 +60,12 @@ rise=$(nvlat_calc "$s2 - $b2")
 nvlat_cmp "$rise" '>=' 450 && nvlat_cmp "$rise" '<=' 750
 tap_result $? "path 2 rise is 450-750 us (+$rise us)"
 d1=$(nvlat_calc "$s1 - $b1")
-nvlat_cmp "${d1#-}" '<=' 20
-tap_result $? "path 1 estimate stayed within 20 us ($d1 us)"
+nvlat_cmp "${d1#-}" '<=' 50
+tap_result $? "path 1 estimate stayed within 50 us ($d1 us)"
 
 nvlat_netem_set "$port" delay 0ms
-r=$(watch 2 3 '<=' "$(nvlat_calc "$b2 + 20")")
-tap_result $? "path 2 estimate back within 20 us of baseline within 3 s ($r)"
+r=$(watch 2 3 '<=' "$(nvlat_calc "$b2 + 60")")
+tap_result $? "path 2 estimate back within 60 us of baseline within 3 s ($r)"
 wait "$fio"
 tap_result $? "fio completed without errors"
 tap_done
