@@ -23,8 +23,8 @@ for name in "${names[@]}"; do
 	expect=$(sed -n 's/^Expect: \(.*\) fail\.$/\1/p' "$diff")
 	[ -n "$expect" ] || die "$diff has no 'Expect: TESTS fail.' line"
 	src=$CACHE/planted/$name out=$CACHE/build-planted-$name
-	git -C "$TREE" worktree prune
 	rm -rf "$src"
+	git -C "$TREE" worktree prune
 	git -C "$TREE" worktree add -q --detach "$src" HEAD
 	git -C "$src" apply "$diff"
 	KSRC=$src "$TOP/tools/kernel.sh" "$out" >&2
