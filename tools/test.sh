@@ -59,7 +59,7 @@ stage kernel "$TOP/tools/kernel.sh" || kernel_ok=1
 # host load nor the guest's cross-CPU hand-offs move them
 # (tools/tests/README.md): in the background while the other kernels and
 # make check build.  The Makefile's test-placement runs them alone.
-PLACEMENT="61 64 65 73 76"
+PLACEMENT="61 62 63 64 65 73 74 75 76 77"
 if [ "$kernel_ok" = 0 ]; then
 	initrd=$("$TOP/tools/vm/initramfs.sh")
 	prundir=$CACHE/runs/test-$(date +%Y%m%d-%H%M%S)-d

@@ -8,6 +8,8 @@
  */
 #include <linux/blk-clat.h>
 #include <linux/percpu.h>
+#include <linux/sizes.h>
+#include <linux/sysfs.h>
 #include <kunit/visibility.h>
 
 #include "nvme.h"
@@ -222,7 +224,7 @@ EXPORT_SYMBOL_IF_KUNIT(nvme_lat_path_set);
  * Of the CPUs that find a probe due at the same time, exactly one wins.
  * The winner doubles the path's interval (up to 2^%NVME_LAT_PROBE_MAX_BACKOFF
  * times @interval and at most %NVME_LAT_PROBE_MAX_JIFFIES) when @outside,
- * and resets it otherwise.
+ * and resets it otherwise, and counts the probe in @probe->probes.
  *
  * Context: any.
  * Return: true if the caller may send the probe.
@@ -242,6 +244,7 @@ VISIBLE_IF_KUNIT bool nvme_lat_claim_probe(struct nvme_lat_probe *probe,
 	if (!try_cmpxchg(&probe->next_jiffies, &old, now + interval))
 		return false;
 	WRITE_ONCE(probe->backoff, backoff);
+	WRITE_ONCE(probe->probes, probe->probes + 1);
 	return true;
 }
 EXPORT_SYMBOL_IF_KUNIT(nvme_lat_claim_probe);
@@ -700,6 +703,50 @@ struct nvme_ns *nvme_latency_path(struct nvme_ns_head *head, struct bio *bio)
 		put_cpu_ptr(plans);
 	}
 	return i < 0 ? NULL : path[i];
+}
+
+/**
+ * nvme_lat_estimates_show - a path's estimates, for sysfs
+ * @ns: the path
+ * @write: writes if true, else reads
+ * @buf: the sysfs buffer
+ *
+ * One figure per online NUMA node, in node order, separated by spaces: the
+ * estimate of the smallest size class that has one, in microseconds, or
+ * "-" where no class has one.  Nothing unless the subsystem's iopolicy is
+ * latency.
+ *
+ * Context: process context; takes the head's SRCU read lock.
+ * Return: the number of bytes written to @buf.
+ */
+ssize_t nvme_lat_estimates_show(struct nvme_ns *ns, bool write, char *buf)
+{
+	struct nvme_ns_head *head = ns->head;
+	const struct blk_clat *clat;
+	unsigned int bytes;
+	int node, srcu_idx;
+	u32 lat_ns, lat_us;
+	ssize_t len = 0;
+
+	if (READ_ONCE(head->subsys->iopolicy) != NVME_IOPOLICY_LAT)
+		return 0;
+	srcu_idx = srcu_read_lock(&head->srcu);
+	clat = srcu_dereference(ns->clat, &head->srcu);
+	for_each_online_node(node) {
+		lat_ns = 0;
+		for (bytes = SZ_4K; clat && !lat_ns && bytes <= SZ_1M; bytes *= 4)
+			lat_ns = blk_clat_peek(clat,
+					       blk_clat_key(node, write, bytes)).lat_ns;
+		if (len)
+			len += sysfs_emit_at(buf, len, " ");
+		lat_us = DIV_ROUND_CLOSEST(lat_ns, NSEC_PER_USEC);
+		if (lat_ns)
+			len += sysfs_emit_at(buf, len, "%u", lat_us);
+		else
+			len += sysfs_emit_at(buf, len, "-");
+	}
+	srcu_read_unlock(&head->srcu, srcu_idx);
+	return len + sysfs_emit_at(buf, len, "\n");
 }
 
 /**

@@ -464,7 +464,7 @@ idle() {
 	local id d
 	for id in 1 2 3; do
 		d=$(nvlat_path_disk "$id") || return 1
-		[ "$(cat "/sys/block/$d/queue_depth")" = 0 ] || return 1
+		[ "$(cat "/sys/block/$d/latency_queue_depth")" = 0 ] || return 1
 	done
 	[ "$(awk '{ print $1 + $2 }' "/sys/block/$NVLAT_HEAD/inflight")" = 0 ]
 }
