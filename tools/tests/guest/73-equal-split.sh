@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Equal paths over time, on the instruction clock with one vCPU: two loop
-# paths, 4 KiB randread, two jobs of iodepth 8, for 12 s under latency
-# after a 2 s warm-up.  Over the whole run and in each half each path
-# carries 47-53% (no drift; an earlier cost rule settled at 72/28), every
-# 2 s 45-55%, and the estimates of the two paths end within 1/4 of each
-# other (the policy's band).
+# Equal paths over time, on the instruction clock with one vCPU: two tcp
+# paths with 200 us of round trip each (netem 100 us each way), 4 KiB
+# randread, two jobs of iodepth 8, for 12 s under latency after a 2 s
+# warm-up.  Over the whole run and in each half each path carries 47-53%
+# (no drift; an earlier cost rule settled at 72/28), every 2 s 45-55%,
+# and the estimates of the two paths end within 1/4 of each other (the
+# policy's band).
 #
-# One vCPU and loop paths: see 64-symmetric.sh.
+# One vCPU and a round trip: see 64-symmetric.sh.
 set -u
 # shellcheck source-path=SCRIPTDIR source=../../vm/lib.sh
 . "$(dirname "$0")/../../vm/lib.sh"
@@ -15,9 +16,12 @@ set -u
 nvlat_need_icount
 runtime=${NVLAT_RUNTIME:-12}
 tap_plan 11
-nvlat_setup loop loop || tap_bail "setup failed"
+nvlat_setup tcp tcp || tap_bail "setup failed"
 trap nvlat_teardown EXIT
 tmp=$(nvlat_tmpdir equal)
+for id in 1 2; do
+	nvlat_netem_set "$(nvlat_tcp_port "$id")" delay 100us || tap_bail "netem failed"
+done
 nvlat_stat_disks
 tap_ok "iopolicy latency" nvlat_iopolicy_set latency
 nvlat_wait 5 nvlat_clat_attached 2
