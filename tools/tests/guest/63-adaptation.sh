@@ -3,7 +3,8 @@
 # Adaptation, on the instruction clock with one vCPU: two tcp paths, 2 ms
 # extra round trip on path 2 (netem 1 ms each way); mid-run the delay
 # moves to path 1.  Under latency >= 95% of the I/O is on the new fast
-# path within 1 s of the move, and >= 97% from 1 s after it on.
+# path within 1 s of the move, and >= 99% from 1 s after it on (measured:
+# 0.1 s and 100.0%; 96.9% with every estimate read as the same).
 set -u
 # shellcheck source-path=SCRIPTDIR source=../../vm/lib.sh
 . "$(dirname "$0")/../../vm/lib.sh"
@@ -51,8 +52,8 @@ t90=$(awk -v m="$move" '$1 >= m { t[n] = $1; a[n] = $2; b[n] = $3; n++ }
 nvlat_cmp "$t90" '<=' 1
 tap_result $? "95% of I/O on the new fast path within 1 s of the move (${t90} s)"
 after=$(nvlat_share_between "$tmp/samples" "$(nvlat_calc "$move + 1")" 99 2)
-nvlat_cmp "$after" '>=' 97
-tap_result $? "from 1 s after the move >= 97% on path 2 ($after%)"
+nvlat_cmp "$after" '>=' 99
+tap_result $? "from 1 s after the move >= 99% on path 2 ($after%)"
 tap_diag "$(nvlat_fio_summary "$tmp/f.json" read)"
 tap_ok "no fio errors" test "$(nvlat_fio_get "$tmp/f.json" .error)" = 0
 tap_done

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Three paths, one fast, on the instruction clock with one vCPU: tcp
 # paths 1 and 2 with 500 us more round trip (connected first), tcp path 3
-# without.  4 KiB randread at iodepth 8 under latency puts >= 97% of the
-# I/O on path 3.
+# without.  4 KiB randread at iodepth 8 under latency puts >= 99% of the
+# I/O on path 3 (measured 100.0%; 82.6% with every estimate read as the
+# same).
 set -u
 # shellcheck source-path=SCRIPTDIR source=../../vm/lib.sh
 . "$(dirname "$0")/../../vm/lib.sh"
@@ -27,6 +28,6 @@ tap_diag "latency: $(nvlat_fio_summary "$tmp/lat.json" read)"
 delta=$(nvlat_ios_delta "$before" "$(nvlat_ios_snapshot)")
 tap_diag "per path: $(tr '\n' ' ' <<< "$delta")"
 s=$(awk '$1 == 3 { print $3 }' <<< "$delta")
-nvlat_cmp "$s" '>=' 97
-tap_result $? "the fast path 3 carried >= 97% ($s%)"
+nvlat_cmp "$s" '>=' 99
+tap_result $? "the fast path 3 carried >= 99% ($s%)"
 tap_done

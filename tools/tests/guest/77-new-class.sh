@@ -5,7 +5,8 @@
 # start.  Within 1 s of the first write both paths have an estimate for
 # them (no path locks the class out; the model bounds it at 150 ms).  Then
 # path 1 gets 500 us more round trip, and the 64 KiB writes follow to
-# path 2 (>= 95% of them over 4 s, 6 s after the change).
+# path 2 (>= 99% of them over 4 s, 6 s after the change; measured
+# 99.993%, 87.9% with every estimate read as the same).
 set -u
 # shellcheck source-path=SCRIPTDIR source=../../vm/lib.sh
 . "$(dirname "$0")/../../vm/lib.sh"
@@ -47,8 +48,8 @@ b1=$(w 1) b2=$(w 2)
 tap_diag "64 KiB writes in those 4 s: path 1 $((b1 - a1)), path 2 $((b2 - a2))"
 for id in 1 2; do tap_diag "path $id: $(grep write "$(nvlat_clat_dir "$id")/estimates" | tr '\n' ' ')"; done
 s=$(nvlat_calc "100 * ($b2 - $a2) / ($b1 - $a1 + $b2 - $a2 + 0.000001)")
-nvlat_cmp "$s" '>=' 95
-tap_result $? "64 KiB writes followed to the fast path 2 (>= 95%: $s%)"
+nvlat_cmp "$s" '>=' 99
+tap_result $? "64 KiB writes followed to the fast path 2 (>= 99%: $s%)"
 stop
 for f in reads writes; do nvlat_fio_json "$tmp/$f.json" | jq -e '.jobs[0]' > /dev/null || break; done
 tap_result $? "both fio jobs stopped and reported"
