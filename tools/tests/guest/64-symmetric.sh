@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Symmetric, on the instruction clock with one vCPU: two equal tcp paths
 # with 200 us of round trip each (netem 100 us each way), 4 KiB randread
-# at iodepth 16 (two jobs of 8).  Under latency each path carries 45-55%
-# of the I/O (measured 52.7%; see 73-equal-split.sh for the bias).
+# at iodepth 16 (two jobs of 8).  Under latency each path carries 42-58%
+# of the I/O (path 1 52.7 and 53.2% in two boots; every path read as
+# idle: 89.1%; see 73-equal-split.sh for the lead of path 1).
 # queue-depth runs first, for the record.
 #
 # One vCPU: with two vCPUs on this clock's one host thread, work handed
@@ -40,8 +41,8 @@ before=$(nvlat_ios_snapshot)
 tap_ok "fio under latency" nvlat_fio "$tmp/lat.json" "${job[@]}"
 tap_diag "latency: $(nvlat_fio_summary "$tmp/lat.json" read)"
 while read -r id n pct; do
-	nvlat_cmp "$pct" '>=' 45 && nvlat_cmp "$pct" '<=' 55
-	tap_result $? "path $id carried 45-55% of the I/O ($n, $pct%)"
+	nvlat_cmp "$pct" '>=' 42 && nvlat_cmp "$pct" '<=' 58
+	tap_result $? "path $id carried 42-58% of the I/O ($n, $pct%)"
 done <<< "$(nvlat_ios_delta "$before" "$(nvlat_ios_snapshot)")"
 lat=$(nvlat_fio_iops "$tmp/lat.json" read) qd=$(nvlat_fio_iops "$tmp/qd.json" read)
 tap_diag "IOPS latency/queue-depth: $lat / $qd = $(nvlat_calc "$lat / $qd")"
