@@ -57,9 +57,8 @@ for from in 0 2 4 6 8 10; do
 	nvlat_cmp "$s" '>=' 40 && nvlat_cmp "$s" '<=' 60
 	tap_result $? "seconds $from-$((from + 2)): path 1 carried 40-60% ($s%)"
 done
-# est ID: path ID's read 4k estimate for node 0 (ns)
-est() { awk '$1 == 0 && $2 == "read" && $3 == "4k" { print $4 + 0 }' "$(nvlat_clat_dir "$1")/estimates"; }
-l1=$(est 1) l2=$(est 2)
+# the read 4 KiB estimates (one vCPU: node 0's)
+l1=$(nvlat_clat_est_ns 1) l2=$(nvlat_clat_est_ns 2)
 [ "${l1:-0}" -gt 0 ] && [ "${l2:-0}" -gt 0 ] &&
 	[ $((l1 * 5)) -ge $((l2 * 4)) ] && [ $((l2 * 5)) -ge $((l1 * 4)) ]
 tap_result $? "the estimates end within 1/4 of each other ($l1 and $l2 ns)"
