@@ -12,7 +12,7 @@ T := tools
 
 .PHONY: help deps tree apply reset-tree export check-sync kernel kernel-base profile scale test-fault \
 	kunit test test-placement test-debug torture demo bench bench-quick bench-switch check check-selftest \
-	quilt-check maintainers send-dry-run clean
+	quilt-check maintainers send-dry-run send clean
 
 help:
 	@sed -n 's/^## //p' $(firstword $(MAKEFILE_LIST))
@@ -117,8 +117,12 @@ quilt-check: tree
 maintainers: tree
 	@$(T)/maintainers.sh
 
-## make send-dry-run  git send-email --dry-run of the series (never sends)
+## make send-dry-run  git send-email --dry-run of the series, as you would send it
 send-dry-run: tree
+	@$(T)/send.sh --dry-run
+
+## make send        send the series with git send-email, From: and Signed-off-by: you
+send: tree
 	@$(T)/send.sh
 
 clean:

@@ -14,6 +14,11 @@
 # into a tree of the user's (KSRC=).  Both run on stand-ins for the 200 MB
 # tree: the base's top Makefile and Kconfig and the files the series
 # changes, from the work tree's nvlat-base tag (skipped without one).
+# tools/send.sh -n (make send-dry-run) must refuse to make the mails without
+# an identity, in one line, and with one (a sender given by GIT_AUTHOR_*)
+# make every mail from the sender and every patch signed off by the sender
+# alone, in place of the repository's author; it runs on the work tree
+# (get_maintainer.pl), with its output in the new home.
 set -eu
 # shellcheck source=common.sh
 . "$(dirname "$0")/common.sh"
@@ -110,6 +115,29 @@ if git -C "$TREE" rev-parse -q --verify "$BASE_TAG" > /dev/null 2>&1; then
 	check "the user's tree is as it was" untouched "$home/own" "$rev"
 else
 	echo "# SKIP git identity checks: no work tree with $BASE_TAG at $TREE (make tree)"
+fi
+
+# only_sender FILE...: the From: and Signed-off-by: lines of the mails are
+# the sender's, and the dry run sent the cover letter and every patch
+only_sender() {
+	local who='Ada Sender <ada@example.org>'
+	[ "$(grep -h -e '^From: ' -e '^Signed-off-by: ' "$@" | sort -u)" = \
+		"From: $who"$'\n'"Signed-off-by: $who" ] &&
+		[ "$(grep -c "^Signed-off-by: $who\$" "${@:2}" | grep -vc ':1$')" = 0 ] &&
+		[ "$(grep -cx "From: $who" "$home/send/send-dry-run.txt")" = $(($(nr_patches) + 1)) ]
+}
+if is_kernel "$TREE" && [ -x "$TREE/scripts/get_maintainer.pl" ]; then
+	check "send.sh -n: refused without a git identity" \
+		not fresh env NVLAT_CACHE="$home/send" KSRC="$TREE" "$TOP/tools/send.sh" -n
+	check "it says how to set one, in one line" one_line_hint
+	check "send.sh -n with a sender's identity" \
+		fresh env NVLAT_CACHE="$home/send" KSRC="$TREE" GIT_AUTHOR_NAME='Ada Sender' \
+		GIT_AUTHOR_EMAIL=ada@example.org GIT_COMMITTER_NAME='Ada Sender' \
+		GIT_COMMITTER_EMAIL=ada@example.org "$TOP/tools/send.sh" -n
+	check "every mail is from the sender, every patch signed off by the sender alone" \
+		only_sender "$home"/send/send/*.patch
+else
+	echo "# SKIP send.sh checks: no kernel tree at $TREE (make tree)"
 fi
 echo "$((n - failed)) passed, $failed failed"
 [ "$failed" = 0 ]
