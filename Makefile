@@ -57,9 +57,9 @@ kunit: tree
 test: deps
 	@$(T)/test.sh
 
-## make test-placement  the placement tests (61-65, 73-77) on the instruction clock, as make test runs them
+## make test-placement  the placement tests on the instruction clock, as make test runs them
 test-placement: kernel
-	@$(T)/tests/guest.sh -d -c 1 -a kunit.enable=0 61 62 63 64 65 73 74 75 76 77
+	@$(T)/tests/guest.sh -P
 
 ## make test-debug  lifetime tests and a short torture on a KASAN/lockdep/kmemleak kernel
 test-debug: tree

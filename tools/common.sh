@@ -42,6 +42,17 @@ tree_clean() {
 		! [ -d "$1/.git/rebase-apply" ]
 }
 
+# The placement tests, which judge shares, rates and estimates: the guest
+# tests that call nvlat_need_icount (tools/vm/lib.sh), by number.  They run
+# in a boot of their own, on the instruction clock with one vCPU and no
+# KUnit (PLACEMENT_BOOT, options of tools/vm/run.sh and tools/tests/guest.sh).
+placement_tests() {
+	grep -l '^nvlat_need_icount$' "$TOP"/tools/tests/guest/[0-9]*.sh |
+		sed 's|.*/\([0-9]*\)-[^/]*$|\1|' | paste -sd ' '
+}
+# shellcheck disable=SC2034 # used by the scripts that source this file
+PLACEMENT_BOOT=(-d -c 1 -a kunit.enable=0)
+
 series_patches() {
 	local p
 	while read -r p; do

@@ -58,8 +58,10 @@ stage kernel "$TOP/tools/kernel.sh" || kernel_ok=1
 # own on the instruction clock (run.sh -d) with one vCPU, where neither
 # host load nor the guest's cross-CPU hand-offs move them
 # (tools/tests/README.md): in the background while the other kernels and
-# make check build.  The Makefile's test-placement runs them alone.
-PLACEMENT="61 62 63 64 65 73 74 75 76 77"
+# make check build.  make test-placement (tools/tests/guest.sh -P) runs them
+# alone.
+PLACEMENT=$(placement_tests)
+[ -n "$PLACEMENT" ] || die "no placement tests in tools/tests/guest"
 if [ "$kernel_ok" = 0 ]; then
 	initrd=$("$TOP/tools/vm/initramfs.sh")
 	prundir=$CACHE/runs/test-$(date +%Y%m%d-%H%M%S)-d
@@ -68,8 +70,8 @@ if [ "$kernel_ok" = 0 ]; then
 	# shellcheck disable=SC2086 # one pattern per test number
 	{
 		prc=0
-		"$TOP/tools/vm/run.sh" -q -d -c 1 -k "$prundir/bzImage" -i "$initrd" \
-			-t "${NVLAT_PLACEMENT_TIMEOUT:-3600}" -r "$prundir" -a kunit.enable=0 -- \
+		"$TOP/tools/vm/run.sh" -q "${PLACEMENT_BOOT[@]}" -k "$prundir/bzImage" -i "$initrd" \
+			-t "${NVLAT_PLACEMENT_TIMEOUT:-3600}" -r "$prundir" -- \
 			"$TOP/tools/tests/guest/run-all.sh" $PLACEMENT || prc=$?
 		echo "$prc" > "$prundir/run-status"
 	} > "$LOGS/guest-placement-host.log" 2>&1 &

@@ -30,8 +30,8 @@ for name in "${names[@]}"; do
 	KSRC=$src "$TOP/tools/kernel.sh" "$out" >&2
 	rundir=$CACHE/runs/planted-$name-$(date +%Y%m%d-%H%M%S)
 	# shellcheck disable=SC2086 # one pattern per test
-	"$TOP/tools/vm/run.sh" -q -d -c 1 -k "$out/arch/x86/boot/bzImage" -i "$initrd" \
-		-a kunit.enable=0 -t 3000 -r "$rundir" -- \
+	"$TOP/tools/vm/run.sh" -q "${PLACEMENT_BOOT[@]}" -k "$out/arch/x86/boot/bzImage" \
+		-i "$initrd" -t 3000 -r "$rundir" -- \
 		"$TOP/tools/tests/guest/run-all.sh" $expect >&2 || true
 	for t in $expect; do
 		n=$((n + 1))
