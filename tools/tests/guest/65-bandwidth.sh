@@ -3,13 +3,14 @@
 # Independent capacity, on the instruction clock: two tcp paths
 # rate-limited 4:1 by netem (200 and 50 Mbit/s; a 128 KiB read takes
 # 5.2 ms and 21 ms on the wire).  Under latency 128 KiB sequential reads at
-# iodepth 16 reach >= 92% of what queue-depth reaches on the same paths in
+# iodepth 16 reach >= 88% of what queue-depth reaches on the same paths in
 # the same boot (both after a warm-up, same runtime), with the faster path
-# carrying 75-88% of the bytes (its share of the wire rates is 80%).
-# Measured in two boots: 95.1 and 97.7%, 84.6 and 82.3% (every path read
-# as idle: 80.6%, 98.8%): boots differ by a few percent on this clock
-# too (the guest still gets the host's time at boot and waits for 9p;
-# which of them moves the runs is not measured).
+# carrying 75-92% of the bytes (its share of the wire rates is 80%).
+# Measured in four boots: 92.4-98.5%, 81.7-87.0% (every path read as
+# idle: 80.6%, 98.8%): boots differ by several percent on this clock too
+# (the guest still gets the host's time at boot and waits for 9p; which
+# of them moves the runs is not measured), so the bounds sit between the
+# spread and the fault.
 set -u
 # shellcheck source-path=SCRIPTDIR source=../../vm/lib.sh
 . "$(dirname "$0")/../../vm/lib.sh"
@@ -48,11 +49,11 @@ sum_kib=$(nvlat_calc "($fast_mbit + $slow_mbit) * 1000000 / 8 / 1024")
 tap_diag "of the summed wire rates ($sum_kib KiB/s): latency $(nvlat_calc "100 * $bw / $sum_kib")%," \
 	"queue-depth $(nvlat_calc "100 * $qd_bw / $sum_kib")%"
 pct=$(nvlat_calc "100 * $bw / $qd_bw")
-nvlat_cmp "$pct" '>=' 92
-tap_result $? "total $bw KiB/s is >= 92% of queue-depth's $qd_bw KiB/s: $pct%"
+nvlat_cmp "$pct" '>=' 88
+tap_result $? "total $bw KiB/s is >= 88% of queue-depth's $qd_bw KiB/s: $pct%"
 share=$(awk 'NR == 1 { a = $4; b = $5 } { c = $4; d = $5 }
 	END { printf "%.1f\n", (c - a + d - b) ? 100 * (c - a) / (c - a + d - b) : 0 }' "$tmp/samples")
-nvlat_cmp "$share" '>=' 75 && nvlat_cmp "$share" '<=' 88
-tap_result $? "the faster path carried 75-88% of the bytes ($share%)"
+nvlat_cmp "$share" '>=' 75 && nvlat_cmp "$share" '<=' 92
+tap_result $? "the faster path carried 75-92% of the bytes ($share%)"
 tap_ok "no fio errors" test "$(nvlat_fio_get "$tmp/f.json" .error)" = 0
 tap_done
