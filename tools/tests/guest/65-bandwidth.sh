@@ -6,7 +6,7 @@
 # iodepth 16 reach >= 88% of what queue-depth reaches on the same paths in
 # the same boot (both after a warm-up, same runtime), with the faster path
 # carrying 75-92% of the bytes (its share of the wire rates is 80%).
-# Measured in four boots: 92.4-98.5%, 81.7-87.0% (every path read as
+# Measured in five boots: 92.4-98.5%, 81.7-87.0% (every path read as
 # idle: 80.6%, 98.8%): boots differ by several percent on this clock too
 # (the guest still gets the host's time at boot and waits for 9p; which
 # of them moves the runs is not measured), so the bounds sit between the
