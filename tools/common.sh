@@ -30,6 +30,11 @@ need() {
 	done
 }
 
+# no_identity PURPOSE: stop in one line that says how to give git an identity
+no_identity() {
+	die "git has no identity $1: run git config --global user.name 'Your Name' && git config --global user.email you@example.com"
+}
+
 # is_kernel DIR: DIR looks like the top of a Linux source tree.
 is_kernel() {
 	[ -f "$1/Makefile" ] && [ -f "$1/Kconfig" ] && [ -d "$1/block" ] &&

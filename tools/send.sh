@@ -23,8 +23,7 @@ case "${1:-}" in
 *) die "usage: ${0##*/} [-n|--dry-run]" ;;
 esac
 need git
-ident=$(git var GIT_AUTHOR_IDENT 2> /dev/null) ||
-	die "git has no identity to sign the series off with: run git config --global user.name 'Your Name' && git config --global user.email you@example.com"
+ident=$(git var GIT_AUTHOR_IDENT 2> /dev/null) || no_identity "to sign the series off with"
 sender=${ident% * *} # drop the time stamp and zone
 git send-email --help > /dev/null 2>&1 || die "git send-email is missing: run 'make deps'"
 is_kernel "$TREE" || die "no kernel tree at $TREE: run 'make tree' first"

@@ -75,7 +75,7 @@ apply_series() {
 	[ "${#p[@]}" -gt 0 ] || { step "series is empty"; return 0; }
 	if ! has_ident "$dir"; then
 		[ "${2:-}" = own ] ||
-			die "git has no identity to commit the series in $dir with: run git config --global user.name 'Your Name' && git config --global user.email you@example.com"
+			no_identity "to commit the series in $dir with"
 		ident=("${OWN_IDENT[@]}")
 	fi
 	head=$(git -C "$dir" rev-parse HEAD)
