@@ -57,6 +57,8 @@ placement_tests() {
 }
 # shellcheck disable=SC2034 # used by the scripts that source this file
 PLACEMENT_BOOT=(-d -c 1 -a kunit.enable=0)
+# shellcheck disable=SC2034 # the placement boot's timeout in s
+PLACEMENT_TIMEOUT=${NVLAT_PLACEMENT_TIMEOUT:-3600}
 
 series_patches() {
 	local p

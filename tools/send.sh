@@ -37,14 +37,14 @@ as_sender() {
 	name=$(sed -n 's/^Author: //p' <<< "$info")
 	email=$(sed -n 's/^Email: //p' <<< "$info")
 	[ -n "$email" ] || die "no author in $1"
-	awk -v from="From: $sender" -v tail="<$email>" -v name="$name (" \
+	awk -v who="$sender" -v tail="<$email>" -v name="$name (" \
 		-v me="${sender% <*} (" '
 		hdr && /^$/ { hdr = 0 }
 		hdr && skip && /^[ \t]/ { next }
 		{ skip = 0 }
-		hdr && /^From: / { print from; skip = 1; next }
+		hdr && /^From: / { print "From: " who; skip = 1; next }
 		!hdr && /^Signed-off-by: / && substr($0, length($0) - length(tail) + 1) == tail {
-			if (!signed++) print "Signed-off-by: " substr(from, 7)
+			if (!signed++) print "Signed-off-by: " who
 			next
 		}
 		!hdr && index($0, name) == 1 && /\):$/ { $0 = me substr($0, length(name) + 1) }
@@ -60,7 +60,7 @@ while read -r f; do
 	p+=("$dir/${f##*/}")
 done < <(printf '%s\n' "$TOP/patches/0000-cover-letter.patch"; series_patches)
 for f in "${p[@]:1}"; do
-	grep -qxF "Signed-off-by: $sender" "$f" || die "$f is not signed off by its author"
+	grep -qxF "Signed-off-by: $sender" "$f" || die "$f is not signed off by the sender"
 done
 
 gm="$TREE/scripts/get_maintainer.pl --no-git --no-git-fallback --norolestats"

@@ -71,7 +71,7 @@ if [ "$kernel_ok" = 0 ]; then
 	{
 		prc=0
 		"$TOP/tools/vm/run.sh" -q "${PLACEMENT_BOOT[@]}" -k "$prundir/bzImage" -i "$initrd" \
-			-t "${NVLAT_PLACEMENT_TIMEOUT:-3600}" -r "$prundir" -- \
+			-t "$PLACEMENT_TIMEOUT" -r "$prundir" -- \
 			"$TOP/tools/tests/guest/run-all.sh" $PLACEMENT || prc=$?
 		echo "$prc" > "$prundir/run-status"
 	} > "$LOGS/guest-placement-host.log" 2>&1 &

@@ -39,7 +39,7 @@ if [ -n "$placement" ]; then
 	args+=("${PLACEMENT_BOOT[@]}")
 	# shellcheck disable=SC2046 # one test number a word
 	[ "$#" -gt 0 ] || set -- $(placement_tests)
-	tmo=${tmo:-${NVLAT_PLACEMENT_TIMEOUT:-3600}}
+	tmo=${tmo:-$PLACEMENT_TIMEOUT}
 fi
 tmo=${tmo:-1800}
 
