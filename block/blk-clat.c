@@ -53,6 +53,9 @@
 #include "blk-rq-qos.h"
 #include "blk-stat.h"
 
+#define CREATE_TRACE_POINTS
+#include <trace/events/blk_clat.h>
+
 static const u64 blk_clat_defaults[BLK_CLAT_NR_TUNABLES] = {
 	[BLK_CLAT_WIN_NSEC]	= BLK_CLAT_DEF_WIN_NSEC,
 	[BLK_CLAT_EWMA_WEIGHT]	= BLK_CLAT_DEF_EWMA_WEIGHT,
@@ -388,18 +391,22 @@ VISIBLE_IF_KUNIT bool blk_clat_fold(struct blk_clat *clat, u64 now_ns,
 
 	for (i = 0; i < clat->nr_buckets; i++) {
 		struct blk_clat_bucket *b = &clat->bucket[i];
-		u64 age;
+		u64 age, mean_ns;
 
 		if (b->pending_nr < clat->tun[BLK_CLAT_MIN_SAMPLES])
 			continue;
 
 		age = div64_u64(now_ns - b->folded_ns, win_ns);
+		mean_ns = blk_clat_mean_ns(b->pending_sum_ns, b->pending_nr);
 		WRITE_ONCE(b->lat_ns,
 			   min_t(u64, U32_MAX,
-				 blk_clat_ewma_fold(b->lat_ns,
-						    blk_clat_mean_ns(b->pending_sum_ns,
-								     b->pending_nr),
-						    weight, min_t(u64, age, BLK_CLAT_MAX_AGE))));
+				 blk_clat_ewma_fold(b->lat_ns, mean_ns, weight,
+						    min_t(u64, age, BLK_CLAT_MAX_AGE))));
+		trace_blk_clat_fold(clat->rqos.disk,
+				    i / (BLK_CLAT_NR_CLASSES * BLK_CLAT_NR_DIRS),
+				    (i / BLK_CLAT_NR_CLASSES) % BLK_CLAT_NR_DIRS,
+				    i % BLK_CLAT_NR_CLASSES, mean_ns, b->lat_ns,
+				    b->pending_nr);
 		b->last_nr = b->pending_nr;
 		b->total_nr += b->pending_nr;
 		b->pending_sum_ns = 0;
@@ -460,6 +467,21 @@ static void blk_clat_apply_tunables(struct blk_clat *clat)
 
 	WRITE_ONCE(clat->win_jiffies, win);
 	WRITE_ONCE(clat->stale_jiffies, win * clat->tun[BLK_CLAT_STALE_WINDOWS]);
+}
+
+/* Check and set one tunable; takes ->lock.  Returns 0 or -EINVAL. */
+static int blk_clat_set_tunable(struct blk_clat *clat,
+				enum blk_clat_tunable t, u64 val)
+{
+	int ret = blk_clat_tunable_check(t, val);
+
+	if (ret)
+		return ret;
+	spin_lock_bh(&clat->lock);
+	WRITE_ONCE(clat->tun[t], val);
+	blk_clat_apply_tunables(clat);
+	spin_unlock_bh(&clat->lock);
+	return 0;
 }
 
 /* not folded for the stale period at @now; an unsigned distance, no wrap */
@@ -607,15 +629,8 @@ static ssize_t blk_clat_tunable_write(void *data, const char __user *buf,
 	ret = kstrtou64_from_user(buf, count, 0, &val);
 	if (ret)
 		return -EINVAL;
-	ret = blk_clat_tunable_check(t, val);
-	if (ret)
-		return ret;
-
-	spin_lock_bh(&clat->lock);
-	WRITE_ONCE(clat->tun[t], val);
-	blk_clat_apply_tunables(clat);
-	spin_unlock_bh(&clat->lock);
-	return count;
+	ret = blk_clat_set_tunable(clat, t, val);
+	return ret ? ret : count;
 }
 
 #define BLK_CLAT_TUNABLE_ATTR(name, t)					\
@@ -816,6 +831,25 @@ struct blk_clat *blk_clat_attach(struct gendisk *disk)
 	return ret ? ERR_PTR(ret) : clat;
 }
 EXPORT_SYMBOL_GPL(blk_clat_attach);
+
+/**
+ * blk_clat_set_window - set the length of a tracker's window
+ * @clat: the tracker, from blk_clat_attach()
+ * @win_ns: the window in ns, from 1 ms to 1 s
+ *
+ * Sets what the debugfs file win_nsec sets: the time between folds, and so
+ * the pace of the estimate's decay, the stale period (a number of windows)
+ * and the probe interval that blk_clat_read() reports.  The window running
+ * now ends as it was set up; the next one has the new length.
+ *
+ * Context: any context that may take a spinlock with bottom halves off.
+ * Return: 0, or -EINVAL if @win_ns is out of range.
+ */
+int blk_clat_set_window(struct blk_clat *clat, u64 win_ns)
+{
+	return blk_clat_set_tunable(clat, BLK_CLAT_WIN_NSEC, win_ns);
+}
+EXPORT_SYMBOL_GPL(blk_clat_set_window);
 
 /**
  * blk_clat_detach - remove the completion latency estimator from a disk

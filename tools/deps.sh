@@ -12,7 +12,7 @@ set -eu
 PKGS="git make gcc flex bison bc libelf-dev libssl-dev dwarves cpio kmod
 ccache python3 python3-docutils python3-ply python3-git perl rsync xz-utils
 qemu-system-x86 busybox-static fio nvme-cli iproute2 jq gnuplot-nox
-sparse coccinelle b4 quilt shellcheck git-email linux-perf dpkg-dev
+sparse coccinelle b4 quilt shellcheck git-email linux-perf dpkg-dev udev trace-cmd
 ${NVLAT_EXTRA_PKGS:-}"
 
 missing=

@@ -23,7 +23,7 @@ if line=$(grep -nxF "$title" "$m" | cut -d: -f1) && [ -n "$line" ]; then
 	if [ -x "$TREE/scripts/parse-maintainers.pl" ] || [ -f "$TREE/scripts/parse-maintainers.pl" ]; then
 		tmp=$(mktemp)
 		perl "$TREE/scripts/parse-maintainers.pl" --input="$m" --output="$tmp" --order > /dev/null 2>&1 &&
-			{ grep -A6 -xF "$title" "$tmp" | diff - <(head -n 7 "$snip") > /dev/null ||
+			{ grep -A"$(($(wc -l < "$snip") - 1))" -xF "$title" "$tmp" | diff - "$snip" > /dev/null ||
 				die "parse-maintainers.pl orders the entry differently"; }
 		rm -f "$tmp"
 	fi

@@ -55,6 +55,7 @@ struct blk_clat_peek {
 #if IS_ENABLED(CONFIG_BLK_CLAT)
 struct blk_clat *blk_clat_attach(struct gendisk *disk);
 void blk_clat_detach(struct gendisk *disk);
+int blk_clat_set_window(struct blk_clat *clat, u64 win_ns);
 void blk_clat_discard(struct request *rq);
 void blk_clat_read(const struct blk_clat *clat, int node, bool write,
 		   unsigned int bytes, unsigned long now,
@@ -78,6 +79,11 @@ static inline struct blk_clat *blk_clat_attach(struct gendisk *disk)
 
 static inline void blk_clat_detach(struct gendisk *disk)
 {
+}
+
+static inline int blk_clat_set_window(struct blk_clat *clat, u64 win_ns)
+{
+	return -EOPNOTSUPP;
 }
 
 static inline void blk_clat_discard(struct request *rq)

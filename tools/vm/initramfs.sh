@@ -83,7 +83,14 @@ $bb ln -sfn /proc/self/fd/0 $R/dev/stdin
 $bb ln -sfn /proc/self/fd/1 $R/dev/stdout
 $bb ln -sfn /proc/self/fd/2 $R/dev/stderr
 
-# No udev in the guest: tools calling `udevadm settle` get a stand-in.
+# No udev in the guest: tools calling `udevadm settle` get a stand-in.  The
+# real udevadm (and systemd-udevd, the same program) stays reachable at
+# /usr/local/lib/nvlat/udevadm for the test that runs udevd.
+if [ -f /lower/usr/bin/udevadm ]; then
+	$bb mkdir -p $R/usr/local/lib/nvlat
+	: > $R/usr/local/lib/nvlat/udevadm
+	$bb mount -o bind,ro /lower/usr/bin/udevadm $R/usr/local/lib/nvlat/udevadm
+fi
 $bb mkdir -p $R/usr/local/sbin
 printf '#!/bin/sh\nexit 0\n' > $R/usr/local/sbin/udevadm
 $bb chmod 755 $R/usr/local/sbin/udevadm

@@ -166,11 +166,15 @@ nvlat_backend_remove() {
 	rm -f /tmp/nvlat-ns.img
 }
 
-# nvlat_subsys_create: the subsystem and namespace 1 on $NVLAT_BDEV.
+# nvlat_subsys_create: the subsystem and namespace 1 on $NVLAT_BDEV, with
+# the model number $NVLAT_MODEL if set (nvmet's default is "Linux").
 nvlat_subsys_create() {
 	local s=$NVLAT_CFS/nvmet/subsystems/$NVLAT_NQN
 	mkdir "$s" || nvlat_err "mkdir $s" || return
 	echo 1 > "$s/attr_allow_any_host" || return
+	if [ -n "${NVLAT_MODEL:-}" ]; then
+		echo "$NVLAT_MODEL" > "$s/attr_model" || nvlat_err "model $NVLAT_MODEL" || return
+	fi
 	mkdir "$s/namespaces/1" || return
 	echo "$NVLAT_BDEV" > "$s/namespaces/1/device_path" || return
 	echo 1 > "$s/namespaces/1/enable" || nvlat_err "cannot enable namespace on $NVLAT_BDEV"

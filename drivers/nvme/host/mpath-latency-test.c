@@ -303,13 +303,15 @@ static int model_latency(struct model *m, const struct model_job *job, bool ctrl
 			plannable &= !nvme_lat_quiet(inflight, m->busy[ns][i], now);
 		probe[i] = &m->probe[ns][i];
 	}
-	i = nvme_lat_select(p, probe, m->sc->nr_paths, now, m->rotor[ns]++);
+	i = nvme_lat_select(p, probe, m->sc->nr_paths, now, m->rotor[ns]++,
+			    NVME_LAT_DEF_BAND_X1024);
 	if (i >= 0 && p[i].probe)
 		m->r.probes[ns][i]++;
 	plan->made_jiffies = now - 1;
 	if (i >= 0 && plannable) {
 		p[i].probe = false;
-		if (nvme_lat_plan_make(plan, p, m->sc->nr_paths)) {
+		if (nvme_lat_plan_make(plan, p, m->sc->nr_paths,
+				       NVME_LAT_DEF_BAND_X1024)) {
 			plan->for_key = key;
 			plan->key = key;
 			plan->made_jiffies = now;
@@ -1143,7 +1145,7 @@ static void model_test_many_paths(struct kunit *test)
 			if (c.tier != NVME_LAT_UNUSABLE)
 				model_place(p, idx, &nr, &c, i);
 		}
-		chosen = nvme_lat_choose(p, nr, 0);
+		chosen = nvme_lat_choose(p, nr, 0, NVME_LAT_DEF_BAND_X1024);
 		KUNIT_ASSERT_GE_MSG(test, chosen, 0, "%d paths", n);
 		KUNIT_EXPECT_EQ_MSG(test, idx[chosen], n - 1, "%d paths", n);
 	}
@@ -1159,11 +1161,11 @@ static void model_test_many_paths(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, nr, NVME_LAT_MAX_PATHS);
 	/* the probe first */
-	chosen = nvme_lat_choose(p, nr, 0);
+	chosen = nvme_lat_choose(p, nr, 0, NVME_LAT_DEF_BAND_X1024);
 	KUNIT_ASSERT_GE(test, chosen, 0);
 	KUNIT_EXPECT_EQ(test, idx[chosen], 50);
 	p[chosen].probe = false;
-	chosen = nvme_lat_choose(p, nr, 0);
+	chosen = nvme_lat_choose(p, nr, 0, NVME_LAT_DEF_BAND_X1024);
 	KUNIT_ASSERT_GE(test, chosen, 0);
 	KUNIT_EXPECT_EQ(test, idx[chosen], 40);
 }
@@ -1182,37 +1184,65 @@ static void model_test_choose(struct kunit *test)
 	 * Estimates within 1/4: fewer in flight wins.  The idle 4x slower
 	 * path costs at least the band (125 us) and stays out.
 	 */
-	KUNIT_EXPECT_EQ(test, nvme_lat_choose(p, 3, 0), 1);
+	KUNIT_EXPECT_EQ(test, nvme_lat_choose(p, 3, 0, NVME_LAT_DEF_BAND_X1024), 1);
 	p[1].inflight = 12;
-	KUNIT_EXPECT_EQ(test, nvme_lat_choose(p, 3, 0), 0);
+	KUNIT_EXPECT_EQ(test, nvme_lat_choose(p, 3, 0, NVME_LAT_DEF_BAND_X1024), 0);
 	/*
 	 * The fast paths far above their measured loads: the slow one, at
 	 * the band, is cheaper than 10000 * 61.
 	 */
 	p[0].inflight = 60;
 	p[1].inflight = 60;
-	KUNIT_EXPECT_EQ(test, nvme_lat_choose(p, 3, 0), 2);
+	KUNIT_EXPECT_EQ(test, nvme_lat_choose(p, 3, 0, NVME_LAT_DEF_BAND_X1024), 2);
 	p[0].inflight = 9;
 	/* a probe wins */
 	p[2].probe = true;
-	KUNIT_EXPECT_EQ(test, nvme_lat_choose(p, 3, 0), 2);
+	KUNIT_EXPECT_EQ(test, nvme_lat_choose(p, 3, 0, NVME_LAT_DEF_BAND_X1024), 2);
 	/* but not from a worse ANA tier */
 	p[2].tier = 1;
-	KUNIT_EXPECT_EQ(test, nvme_lat_choose(p, 3, 0), 0);
+	KUNIT_EXPECT_EQ(test, nvme_lat_choose(p, 3, 0, NVME_LAT_DEF_BAND_X1024), 0);
 	/* no estimates: fewest in flight; exact ties rotate */
 	memset(p, 0, sizeof(p));
-	r0 = nvme_lat_choose(p, 3, 0);
-	r1 = nvme_lat_choose(p, 3, 1);
+	r0 = nvme_lat_choose(p, 3, 0, NVME_LAT_DEF_BAND_X1024);
+	r1 = nvme_lat_choose(p, 3, 1, NVME_LAT_DEF_BAND_X1024);
 	KUNIT_EXPECT_NE(test, r0, r1);
 	p[0].inflight = 1;
 	p[2].inflight = 1;
-	KUNIT_EXPECT_EQ(test, nvme_lat_choose(p, 3, 7), 1);
+	KUNIT_EXPECT_EQ(test, nvme_lat_choose(p, 3, 7, NVME_LAT_DEF_BAND_X1024), 1);
 	/* nothing usable */
 	p[0].tier = NVME_LAT_UNUSABLE;
 	p[1].tier = NVME_LAT_UNUSABLE;
 	p[2].tier = NVME_LAT_UNUSABLE;
-	KUNIT_EXPECT_EQ(test, nvme_lat_choose(p, 3, 0), -1);
-	KUNIT_EXPECT_EQ(test, nvme_lat_choose(p, 0, 0), -1);
+	KUNIT_EXPECT_EQ(test, nvme_lat_choose(p, 3, 0, NVME_LAT_DEF_BAND_X1024), -1);
+	KUNIT_EXPECT_EQ(test, nvme_lat_choose(p, 0, 0, NVME_LAT_DEF_BAND_X1024), -1);
+}
+
+/*
+ * The band's width (latency_band_pct): a path 10% slower than the lowest
+ * estimate is in the band from 103/1024 on, where the fewest in flight
+ * win, and outside it below, where it is priced at its estimate.
+ */
+static void model_test_band(struct kunit *test)
+{
+	struct nvme_lat_path p[2] = {
+		{ .lat_ns = 100000, .per_inflight_ns = 33333, .inflight = 2 },
+		{ .lat_ns = 110000, .per_inflight_ns = 110000, .inflight = 0 },
+	};
+	struct nvme_lat_plan plan;
+
+	KUNIT_EXPECT_EQ(test, nvme_lat_choose(p, 2, 0, NVME_LAT_DEF_BAND_X1024), 1);
+	KUNIT_EXPECT_EQ(test, nvme_lat_choose(p, 2, 0, 103), 1);
+	KUNIT_EXPECT_EQ(test, nvme_lat_choose(p, 2, 0, 102), 0);
+	KUNIT_EXPECT_EQ(test, nvme_lat_choose(p, 2, 0, 0), 0);
+	/* 400%: a path 5x slower is still equal */
+	p[1].lat_ns = 500000;
+	KUNIT_EXPECT_EQ(test, nvme_lat_choose(p, 2, 0, 4096), 1);
+	/* a plan keeps the band it was made with */
+	KUNIT_ASSERT_TRUE(test, nvme_lat_plan_make(&plan, p, 2, 51));
+	KUNIT_EXPECT_EQ(test, plan.band_ns, 104980);
+	KUNIT_ASSERT_TRUE(test, nvme_lat_plan_make(&plan, p, 2,
+						   NVME_LAT_DEF_BAND_X1024));
+	KUNIT_EXPECT_EQ(test, plan.band_ns, 125000);
 }
 
 /*
@@ -1246,8 +1276,8 @@ static void model_test_plan(struct kunit *test)
 			p[i].probe = false;
 			p[i].win_jiffies = 1;
 		}
-		a = nvme_lat_choose(p, nr, t);
-		if (!nvme_lat_plan_make(&plan, p, nr)) {
+		a = nvme_lat_choose(p, nr, t, NVME_LAT_DEF_BAND_X1024);
+		if (!nvme_lat_plan_make(&plan, p, nr, NVME_LAT_DEF_BAND_X1024)) {
 			/* only when no path is usable */
 			KUNIT_EXPECT_EQ(test, a, -1);
 			continue;
@@ -1278,10 +1308,10 @@ static void model_test_plan(struct kunit *test)
 	/* no plan while a probe of the best tier is due */
 	p[0] = (struct nvme_lat_path){ .lat_ns = 500, .probe = true };
 	p[1] = (struct nvme_lat_path){ .lat_ns = 500, .tier = 1, .probe = true };
-	KUNIT_EXPECT_FALSE(test, nvme_lat_plan_make(&plan, p, 2));
+	KUNIT_EXPECT_FALSE(test, nvme_lat_plan_make(&plan, p, 2, NVME_LAT_DEF_BAND_X1024));
 	/* one of a worse tier does not count */
 	p[0].probe = false;
-	KUNIT_EXPECT_TRUE(test, nvme_lat_plan_make(&plan, p, 2));
+	KUNIT_EXPECT_TRUE(test, nvme_lat_plan_make(&plan, p, 2, NVME_LAT_DEF_BAND_X1024));
 	KUNIT_EXPECT_EQ(test, plan.band_ns, 625U);
 }
 
@@ -1380,6 +1410,7 @@ static void model_test_silent_path(struct kunit *test)
 
 static struct kunit_case nvme_latency_model_cases[] = {
 	KUNIT_CASE(model_test_choose),
+	KUNIT_CASE(model_test_band),
 	KUNIT_CASE(model_test_plan),
 	KUNIT_CASE(model_test_probe_claim),
 	KUNIT_CASE(model_test_probe_due_wrap),

@@ -13,6 +13,7 @@
 #include <kunit/visibility.h>
 
 #include "nvme.h"
+#include "trace.h"
 
 /* a path whose estimator could not be attached is retried this much later */
 #define NVME_LAT_RETRY_DELAY	HZ
@@ -38,10 +39,10 @@ VISIBLE_IF_KUNIT bool nvme_lat_quiet(unsigned int inflight,
 }
 EXPORT_SYMBOL_IF_KUNIT(nvme_lat_quiet);
 
-/* The estimates within 1/4 of @min_lat count as equal to it. */
-static u64 nvme_lat_band(u32 min_lat)
+/* The estimates within @band_x1024 / 1024 of @min_lat count as equal to it. */
+static u64 nvme_lat_band(u32 min_lat, u32 band_x1024)
 {
-	return (u64)min_lat + (min_lat >> 2);
+	return (u64)min_lat + (((u64)min_lat * band_x1024) >> 10);
 }
 
 /* Latency of one more I/O on a path, if its latency grows with its load. */
@@ -55,10 +56,13 @@ static u64 nvme_lat_load_ns(const struct nvme_lat_path *p)
  * @p: the candidate paths, in the namespace head's list order
  * @nr: number of entries in @p, at most %NVME_LAT_MAX_PATHS
  * @rotor: index at which ties start, so that they rotate
+ * @band_x1024: the band's width, in 1/1024 of the lowest estimate
+ *	(subsystem attribute latency_band_pct; %NVME_LAT_DEF_BAND_X1024, 1/4,
+ *	by default)
  *
  * Only paths of the best ANA tier that @p holds take part.  A path with a
  * probe due wins first.  Otherwise the estimates are compared: the paths
- * whose estimate is within 1/4 of the lowest form the band, and of those
+ * whose estimate is within @band_x1024 of the lowest form the band, and of those
  * the one with the fewest requests in flight wins (then the lower
  * estimate, then the first from @rotor on).  A path outside the band wins
  * only if it is cheaper at the current loads, where the band's winner
@@ -72,7 +76,7 @@ static u64 nvme_lat_load_ns(const struct nvme_lat_path *p)
  * Return: an index into @p, or -1 if no path is usable.
  */
 VISIBLE_IF_KUNIT int nvme_lat_choose(const struct nvme_lat_path *p, int nr,
-				     unsigned int rotor)
+				     unsigned int rotor, u32 band_x1024)
 {
 	int i, j, best = -1, other = -1, probe = -1, probe_wrap = -1;
 	u8 tier = NVME_LAT_UNUSABLE;
@@ -107,7 +111,7 @@ VISIBLE_IF_KUNIT int nvme_lat_choose(const struct nvme_lat_path *p, int nr,
 		return probe >= 0 ? probe : probe_wrap;
 
 	/* no estimates (min_lat U32_MAX): every path is in the band */
-	band = nvme_lat_band(min_lat);
+	band = nvme_lat_band(min_lat, band_x1024);
 
 	/*
 	 * Similar estimates: compare outstanding I/O.  Really different ones:
@@ -250,7 +254,8 @@ VISIBLE_IF_KUNIT bool nvme_lat_claim_probe(struct nvme_lat_probe *probe,
 EXPORT_SYMBOL_IF_KUNIT(nvme_lat_claim_probe);
 
 /* @i's estimate is outside the band of the other paths of its tier */
-static bool nvme_lat_outside_band(const struct nvme_lat_path *p, int nr, int i)
+static bool nvme_lat_outside_band(const struct nvme_lat_path *p, int nr, int i,
+				  u32 band_x1024)
 {
 	u32 min_lat = U32_MAX;
 	int j;
@@ -259,7 +264,7 @@ static bool nvme_lat_outside_band(const struct nvme_lat_path *p, int nr, int i)
 		if (j != i && p[j].tier == p[i].tier && p[j].lat_ns)
 			min_lat = min(min_lat, p[j].lat_ns);
 	return p[i].lat_ns && min_lat != U32_MAX &&
-	       p[i].lat_ns > nvme_lat_band(min_lat);
+	       p[i].lat_ns > nvme_lat_band(min_lat, band_x1024);
 }
 
 /**
@@ -269,6 +274,7 @@ static bool nvme_lat_outside_band(const struct nvme_lat_path *p, int nr, int i)
  * @nr: number of paths
  * @now: the time in jiffies
  * @rotor: index at which ties start
+ * @band_x1024: the band's width, as for nvme_lat_choose()
  *
  * Context: any; @p is modified.
  * Return: an index into @p, or -1 if no path is usable.
@@ -276,15 +282,16 @@ static bool nvme_lat_outside_band(const struct nvme_lat_path *p, int nr, int i)
 VISIBLE_IF_KUNIT int nvme_lat_select(struct nvme_lat_path *p,
 				     struct nvme_lat_probe *const *probe,
 				     int nr, unsigned long now,
-				     unsigned int rotor)
+				     unsigned int rotor, u32 band_x1024)
 {
 	int i;
 
 	for (;;) {
-		i = nvme_lat_choose(p, nr, rotor);
+		i = nvme_lat_choose(p, nr, rotor, band_x1024);
 		if (i < 0 || !p[i].probe ||
 		    nvme_lat_claim_probe(probe[i], now, p[i].win_jiffies,
-					 nvme_lat_outside_band(p, nr, i)))
+					 nvme_lat_outside_band(p, nr, i,
+							       band_x1024)))
 			return i;
 		/* another CPU probes it in this window */
 		p[i].probe = false;
@@ -298,6 +305,7 @@ EXPORT_SYMBOL_IF_KUNIT(nvme_lat_select);
  * @p: the decision's input, as nvme_lat_select() left it, with the probe
  *	it claimed (if any) cleared
  * @nr: number of entries in @p
+ * @band_x1024: the band's width, as for nvme_lat_choose()
  *
  * Of nvme_lat_choose()'s inputs, only the estimates and the ANA tiers say
  * which paths form the band; they change at folds and on state changes,
@@ -311,7 +319,8 @@ EXPORT_SYMBOL_IF_KUNIT(nvme_lat_select);
  * Return: true if @plan was made.
  */
 VISIBLE_IF_KUNIT bool nvme_lat_plan_make(struct nvme_lat_plan *plan,
-					 const struct nvme_lat_path *p, int nr)
+					 const struct nvme_lat_path *p, int nr,
+					 u32 band_x1024)
 {
 	u8 tier = NVME_LAT_UNUSABLE;
 	u32 min_lat = U32_MAX;
@@ -329,7 +338,7 @@ VISIBLE_IF_KUNIT bool nvme_lat_plan_make(struct nvme_lat_plan *plan,
 	if (tier == NVME_LAT_UNUSABLE)
 		return false;
 	plan->tier = tier;
-	plan->band_ns = min_t(u64, nvme_lat_band(min_lat), U32_MAX);
+	plan->band_ns = min_t(u64, nvme_lat_band(min_lat, band_x1024), U32_MAX);
 	plan->nr = nr;
 	return true;
 }
@@ -527,13 +536,13 @@ static void nvme_lat_plan_store(struct nvme_lat_plan *plan,
 				const struct nvme_lat_path *p,
 				struct nvme_ns *const *path, int nr, int usable,
 				int node, bool write, unsigned int bytes,
-				unsigned long now)
+				unsigned long now, u32 band_x1024)
 {
 	unsigned int key = blk_clat_key(node, write, bytes);
 	int i;
 
 	if (usable != nr || nr > U8_MAX || key > U16_MAX ||
-	    !nvme_lat_plan_make(plan, p, nr))
+	    !nvme_lat_plan_make(plan, p, nr, band_x1024))
 		return;
 	for (i = 0; i < nr; i++)
 		if (!rcu_access_pointer(path[i]->clat) ||
@@ -558,9 +567,10 @@ static struct nvme_ns *nvme_lat_plan_path(struct nvme_ns_head *head,
 	/* filled in before use: not worth zeroing per I/O */
 	struct nvme_lat_pick pk __uninitialized;
 	struct nvme_lat_path c __uninitialized;
+	unsigned int inflight, other_inflight = 0;
 	struct blk_clat_peek est;
 	struct blk_clat *clat;
-	unsigned int inflight;
+	u32 other_lat_ns = 0;
 	int i = 0;
 
 	nvme_lat_plan_begin(&pk, plan, rotor);
@@ -586,14 +596,24 @@ static struct nvme_ns *nvme_lat_plan_path(struct nvme_ns_head *head,
 			return NULL;
 		if (pk.best == i)
 			best = ns;
-		if (pk.other == i)
+		if (pk.other == i) {
 			other = ns;
+			other_lat_ns = c.lat_ns;
+			other_inflight = c.inflight;
+		}
 		i++;
 	}
 	i = nvme_lat_plan_pick(&pk);
 	if (i < 0)
 		return NULL;
-	return i == pk.best ? best : other;
+	if (i == pk.best) {
+		trace_nvme_lat_select(best, NVME_LAT_RULE_BAND, true,
+				      pk.best_lat_ns, pk.best_inflight);
+		return best;
+	}
+	trace_nvme_lat_select(other, NVME_LAT_RULE_OUTSIDE, true,
+			      other_lat_ns, other_inflight);
+	return other;
 }
 
 /**
@@ -638,6 +658,7 @@ struct nvme_ns *nvme_latency_path(struct nvme_ns_head *head, struct bio *bio)
 					bio_op(bio) == REQ_OP_WRITE);
 	int node = numa_node_id(), nr = 0, usable = 0, i;
 	bool any = false, plannable;
+	u32 band_x1024;
 	struct nvme_ns *ns;
 	u8 tier;
 
@@ -655,6 +676,7 @@ struct nvme_ns *nvme_latency_path(struct nvme_ns_head *head, struct bio *bio)
 		}
 	}
 
+	band_x1024 = READ_ONCE(head->subsys->lat_band_x1024);
 	list_for_each_entry_srcu(ns, &head->list, siblings,
 				 srcu_read_lock_held(&head->srcu)) {
 		tier = nvme_lat_tier(ns);
@@ -691,14 +713,19 @@ struct nvme_ns *nvme_latency_path(struct nvme_ns_head *head, struct bio *bio)
 		}
 	}
 
-	i = nvme_lat_select(p, probe, nr, now, rotor);
+	i = nvme_lat_select(p, probe, nr, now, rotor, band_x1024);
+	if (trace_nvme_lat_select_enabled() && i >= 0)
+		trace_nvme_lat_select(path[i], p[i].probe ? NVME_LAT_RULE_PROBE :
+				      nvme_lat_outside_band(p, nr, i, band_x1024) ?
+				      NVME_LAT_RULE_OUTSIDE : NVME_LAT_RULE_BAND,
+				      false, p[i].lat_ns, p[i].inflight);
 	if (plan) {
 		plan->made_jiffies = now - 1;
 		if (plannable && i >= 0) {
 			/* a probe it claimed is no longer due */
 			p[i].probe = false;
 			nvme_lat_plan_store(plan, for_key, p, path, nr, usable,
-					    node, write, bytes, now);
+					    node, write, bytes, now, band_x1024);
 		}
 		put_cpu_ptr(plans);
 	}
@@ -749,6 +776,83 @@ ssize_t nvme_lat_estimates_show(struct nvme_ns *ns, bool write, char *buf)
 	return len + sysfs_emit_at(buf, len, "\n");
 }
 
+static ssize_t latency_window_us_show(struct device *dev,
+				      struct device_attribute *attr, char *buf)
+{
+	struct nvme_subsystem *subsys =
+		container_of(dev, struct nvme_subsystem, dev);
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(subsys->lat_window_us));
+}
+
+/* every path's estimator takes the window; new ones in nvme_lat_update_path() */
+static ssize_t latency_window_us_store(struct device *dev,
+				       struct device_attribute *attr,
+				       const char *buf, size_t count)
+{
+	struct nvme_subsystem *subsys =
+		container_of(dev, struct nvme_subsystem, dev);
+	struct nvme_ns_head *head;
+	struct blk_clat *clat;
+	struct nvme_ns *ns;
+	int srcu_idx;
+	u32 win_us;
+
+	if (kstrtou32(buf, 10, &win_us) || win_us < NVME_LAT_MIN_WINDOW_US ||
+	    win_us > NVME_LAT_MAX_WINDOW_US)
+		return -EINVAL;
+
+	mutex_lock(&subsys->lock);
+	WRITE_ONCE(subsys->lat_window_us, win_us);
+	list_for_each_entry(head, &subsys->nsheads, entry) {
+		srcu_idx = srcu_read_lock(&head->srcu);
+		list_for_each_entry_srcu(ns, &head->list, siblings,
+					 srcu_read_lock_held(&head->srcu)) {
+			clat = srcu_dereference(ns->clat, &head->srcu);
+			if (clat)
+				blk_clat_set_window(clat,
+						    (u64)win_us * NSEC_PER_USEC);
+		}
+		srcu_read_unlock(&head->srcu, srcu_idx);
+	}
+	mutex_unlock(&subsys->lock);
+	return count;
+}
+
+struct device_attribute subsys_attr_latency_window_us =
+	__ATTR(latency_window_us, 0644, latency_window_us_show,
+	       latency_window_us_store);
+
+static ssize_t latency_band_pct_show(struct device *dev,
+				     struct device_attribute *attr, char *buf)
+{
+	struct nvme_subsystem *subsys =
+		container_of(dev, struct nvme_subsystem, dev);
+
+	return sysfs_emit(buf, "%u\n",
+			  DIV_ROUND_CLOSEST(READ_ONCE(subsys->lat_band_x1024) * 100,
+					    1024));
+}
+
+/* in 1/1024 for the decision: a percent rounds back to itself */
+static ssize_t latency_band_pct_store(struct device *dev,
+				      struct device_attribute *attr,
+				      const char *buf, size_t count)
+{
+	struct nvme_subsystem *subsys =
+		container_of(dev, struct nvme_subsystem, dev);
+	u32 pct;
+
+	if (kstrtou32(buf, 10, &pct) || pct > NVME_LAT_MAX_BAND_PCT)
+		return -EINVAL;
+	WRITE_ONCE(subsys->lat_band_x1024, DIV_ROUND_CLOSEST(pct * 1024, 100));
+	return count;
+}
+
+struct device_attribute subsys_attr_latency_band_pct =
+	__ATTR(latency_band_pct, 0644, latency_band_pct_show,
+	       latency_band_pct_store);
+
 /**
  * nvme_latency_free - free what the latency iopolicy kept for a head
  * @head: the namespace head, with no submitters left
@@ -767,6 +871,7 @@ void nvme_latency_free(struct nvme_ns_head *head)
  */
 static bool nvme_lat_update_path(struct nvme_ns *ns, bool want)
 {
+	struct nvme_subsystem *subsys = ns->head->subsys;
 	struct blk_clat *clat;
 
 	WRITE_ONCE(ns->lat_attach_err, 0);
@@ -791,6 +896,13 @@ static bool nvme_lat_update_path(struct nvme_ns *ns, bool want)
 	WRITE_ONCE(ns->lat_probe.backoff, 0);
 	WRITE_ONCE(ns->lat_attached, true);
 	rcu_assign_pointer(ns->clat, clat);
+	/*
+	 * The subsystem's window, after publishing: a write of the attribute
+	 * either sees this estimator or is seen here (both under the lock).
+	 */
+	mutex_lock(&subsys->lock);
+	blk_clat_set_window(clat, (u64)subsys->lat_window_us * NSEC_PER_USEC);
+	mutex_unlock(&subsys->lock);
 	return false;
 }
 

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# A udev rule in nvme-cli's style selects the latency iopolicy, and a
+# window, for one array by its model number when its subsystem appears,
+# under the real systemd-udevd (Debian's udev package); nvme-cli's
+# list-subsys and show-topology still work under it (Debian 12's nvme-cli
+# 2.3 prints no iopolicy, under any policy).
+set -u
+# shellcheck source-path=SCRIPTDIR source=../../vm/lib.sh
+. "$(dirname "$0")/../../vm/lib.sh"
+
+# the real udevadm, which the guest keeps apart from its stand-in
+# (tools/vm/initramfs.sh); called as systemd-udevd it is the daemon
+real=/usr/local/lib/nvlat/udevadm
+if ! [ -s "$real" ]; then
+	echo "1..0 # SKIP no udevadm (Debian's udev package) on the host"
+	exit 0
+fi
+bin=/run/nvlat-udev
+mkdir -p "$bin"
+ln -sf "$real" "$bin/systemd-udevd"
+ln -sf "$real" "$bin/udevadm"
+PATH=$bin:$PATH
+# the guest command runs chrooted into the overlay root
+export SYSTEMD_IGNORE_CHROOT=1
+tap_plan 7
+rules=/etc/udev/rules.d/71-nvlat-iopolicy.rules
+mkdir -p "${rules%/*}"
+# the rule as the admin guide gives it
+cat > "$rules" <<'RULES'
+ACTION=="add", SUBSYSTEM=="nvme-subsystem", ATTR{subsystype}=="nvm", ATTR{model}=="nvlat-array", ATTR{iopolicy}="latency", ATTR{latency_window_us}="20000"
+RULES
+systemd-udevd --daemon --resolve-names=never || tap_bail "systemd-udevd did not start"
+trap 'udevadm control --exit; rm -f "$rules"; nvlat_teardown' EXIT
+udevadm settle -t 10
+
+NVLAT_MODEL=nvlat-array nvlat_setup tcp tcp || tap_bail "setup failed"
+udevadm settle -t 10
+# sysfs pads the model number with blanks, which udev's match ignores
+model=$(cat "/sys/class/nvme-subsystem/$NVLAT_SUBSYS/model")
+tap_is "${model%"${model##*[! ]}"}" nvlat-array "the subsystem reports the model"
+tap_is "$(nvlat_iopolicy_get)" latency "the rule selected latency when the subsystem appeared"
+tap_is "$(cat "/sys/class/nvme-subsystem/$NVLAT_SUBSYS/latency_window_us")" 20000 \
+	"the rule set latency_window_us"
+tap_ok "both paths have an estimator" nvlat_wait 5 eval 'nvlat_clat_attached 1 && nvlat_clat_attached 2'
+
+out=$(nvme list-subsys 2>&1)
+tap_diag "nvme list-subsys:" "${out//$'\n'/$'\n'# }"
+grep -q "$NVLAT_NQN" <<< "$out" && grep -q "$(nvlat_ctrl 1) " <<< "$out" &&
+	grep -q "$(nvlat_ctrl 2) " <<< "$out"
+tap_result $? "nvme list-subsys lists the subsystem and both controllers"
+out=$(nvme show-topology 2>&1)
+rc=$?
+tap_diag "nvme show-topology (exit $rc):" "${out//$'\n'/$'\n'# }"
+[ "$rc" = 0 ] && grep -q "$NVLAT_NQN" <<< "$out" && grep -q "$(nvlat_ctrl 1)" <<< "$out"
+tap_result $? "nvme show-topology lists the subsystem and its controllers"
+
+# a subsystem of another model keeps the default policy
+nvlat_teardown > /dev/null 2>&1
+NVLAT_MODEL=other-array nvlat_setup tcp || tap_bail "second setup failed"
+udevadm settle -t 10
+tap_is "$(nvlat_iopolicy_get)" "$(cat /sys/module/nvme_core/parameters/iopolicy)" \
+	"a subsystem of another model keeps the default policy"
+tap_done
