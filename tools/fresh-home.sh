@@ -82,12 +82,14 @@ check "nothing beside the cache (${cache##*/}.deps.log)" test ! -e "$cache.deps.
 check "tree.sh index: private apt index of the kernel's suite" fresh "$TOP/tools/tree.sh" index
 check "the index is in the new cache ($cache/apt/lists)" has_index
 
-# standin DIR: a git tree at DIR with what the series needs of the base,
-# tagged as tree.sh tags the base
+# standin DIR: a git tree at DIR with what the series needs of the base
+# (the base's files that its patches change; later patches also change
+# files that earlier ones add), tagged as tree.sh tags the base
 standin() {
 	mkdir -p "$1"
-	sed -n 's|^--- a/||p' "$TOP"/patches/0[0-9][0-9][1-9]-*.patch | sort -u |
-		xargs git -C "$TREE" archive "$BASE_TAG" -- Makefile Kconfig | tar -x -C "$1" &&
+	series_patches | xargs sed -n 's|^--- a/||p' | sort -u |
+		xargs git -C "$TREE" ls-tree -r --name-only "$BASE_TAG" -- Makefile Kconfig |
+		xargs git -C "$TREE" archive "$BASE_TAG" -- | tar -x -C "$1" &&
 		git -C "$1" init -q -b base && git -C "$1" add -A &&
 		git -C "$1" -c user.name=base -c user.email=base@localhost commit -q -m base &&
 		git -C "$1" tag "$BASE_TAG"
