@@ -6,7 +6,7 @@
 # its own directory.  Fails on any test failure and on any BUG, WARNING,
 # KASAN, UBSAN, lockdep, hung-task or kmemleak report in the console.
 #
-#   tools/test-debug.sh [PATTERN...]   # default: the lifetime tests and a
+#   tools/test-debug.sh [TEST...]      # default: the lifetime tests and a
 #                                      # torture of 150 s (70-torture)
 set -u
 # shellcheck source=common.sh

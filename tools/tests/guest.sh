@@ -3,13 +3,13 @@
 # Boot the test kernel and run the guest tests (tools/tests/guest) in it.
 #
 #   tools/tests/guest.sh [-k bzImage] [-t timeout_s] [-a 'kernel args'] [-A kvm|tcg]
-#                        [-c cpus] [-p possible_cpus] [-d] [-K] [-q] [-P] [PATTERN...]
+#                        [-c cpus] [-p possible_cpus] [-d] [-K] [-q] [-P] [TEST...]
 #
-# PATTERNs select tests by name (see guest/run-all.sh).  Fails when a test
+# TESTs select tests by number or whole name (see guest/run-all.sh).  Fails when a test
 # fails, the guest times out or the console shows a kernel splat or a
 # failed KUnit suite (-K: report KUnit failures but do not fail).  -q does
 # not stream the console.  -d: on the instruction clock (tools/vm/run.sh -d).
-# -P: the placement tests in their boot, as make test runs them (PATTERNs,
+# -P: the placement tests in their boot, as make test runs them (TESTs,
 # if any, choose among them; common.sh's placement_tests, PLACEMENT_BOOT).
 set -eu
 # shellcheck source-path=SCRIPTDIR source=../common.sh

@@ -3,7 +3,8 @@
 # Run the guest tests (NN-*.sh next to this file) in order inside the test
 # VM and aggregate their TAP output as subtests.
 #
-#   run-all.sh [PATTERN...]    # only tests whose name contains a PATTERN
+#   run-all.sh [TEST...]       # only these tests, each named by its number
+#                              # (60) or its whole name (60-latency-policy)
 #
 # NVLAT_SKIP: test numbers (NN) not to run here, e.g. the placement tests
 # that make test runs on the instruction clock in a boot of their own.
@@ -51,7 +52,7 @@ for t in "$dir"/[0-9][0-9]-*.sh; do
 	if [ $# -gt 0 ]; then
 		m=
 		for p in "$@"; do
-			case "$n" in *"$p"*) m=1 ;; esac
+			[ "$n" = "$p" ] || [ "${n%%-*}" = "$p" ] && m=1
 		done
 		[ -n "$m" ] || continue
 	fi
