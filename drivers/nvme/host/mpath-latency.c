@@ -555,6 +555,31 @@ static void nvme_lat_plan_store(struct nvme_lat_plan *plan,
 }
 
 /*
+ * The trace event of a decision under a plan, while it is enabled: the
+ * band's winner as the decision saw it; a path outside the band as read
+ * again now, so that the decision keeps no more than it needs.
+ */
+static void nvme_lat_trace_plan(struct nvme_ns_head *head, struct nvme_ns *ns,
+				const struct nvme_lat_plan *plan,
+				const struct nvme_lat_pick *pk, int i)
+	__must_hold_shared(&head->srcu)
+{
+	struct blk_clat *clat;
+	u32 lat_ns = 0;
+
+	if (i == pk->best) {
+		trace_nvme_lat_select(ns, NVME_LAT_RULE_BAND, true,
+				      pk->best_lat_ns, pk->best_inflight);
+		return;
+	}
+	clat = srcu_dereference(ns->clat, &head->srcu);
+	if (clat)
+		lat_ns = blk_clat_peek(clat, plan->key).lat_ns;
+	trace_nvme_lat_select(ns, NVME_LAT_RULE_OUTSIDE, true, lat_ns,
+			      atomic_read(&ns->lat_nr_active));
+}
+
+/*
  * The path for a read or write with data under @plan, made in this jiffy;
  * NULL if the plan cannot decide and the full decision must be made.
  */
@@ -567,10 +592,9 @@ static struct nvme_ns *nvme_lat_plan_path(struct nvme_ns_head *head,
 	/* filled in before use: not worth zeroing per I/O */
 	struct nvme_lat_pick pk __uninitialized;
 	struct nvme_lat_path c __uninitialized;
-	unsigned int inflight, other_inflight = 0;
 	struct blk_clat_peek est;
 	struct blk_clat *clat;
-	u32 other_lat_ns = 0;
+	unsigned int inflight;
 	int i = 0;
 
 	nvme_lat_plan_begin(&pk, plan, rotor);
@@ -596,24 +620,17 @@ static struct nvme_ns *nvme_lat_plan_path(struct nvme_ns_head *head,
 			return NULL;
 		if (pk.best == i)
 			best = ns;
-		if (pk.other == i) {
+		if (pk.other == i)
 			other = ns;
-			other_lat_ns = c.lat_ns;
-			other_inflight = c.inflight;
-		}
 		i++;
 	}
 	i = nvme_lat_plan_pick(&pk);
 	if (i < 0)
 		return NULL;
-	if (i == pk.best) {
-		trace_nvme_lat_select(best, NVME_LAT_RULE_BAND, true,
-				      pk.best_lat_ns, pk.best_inflight);
-		return best;
-	}
-	trace_nvme_lat_select(other, NVME_LAT_RULE_OUTSIDE, true,
-			      other_lat_ns, other_inflight);
-	return other;
+	ns = i == pk.best ? best : other;
+	if (trace_nvme_lat_select_enabled())
+		nvme_lat_trace_plan(head, ns, plan, &pk, i);
+	return ns;
 }
 
 /**
