@@ -10,7 +10,8 @@
 # iopolicy switches, tcp port unlink/relink, deleting and reconnecting the
 # loop controller, ANA state changes, controller resets, netem delay
 # changes, black-holing a tcp path (netem loss 100%) for 2-6 s,
-# estimator tunable writes (in range and junk), and disabling and enabling
+# writes of the estimator tunables and of the subsystem's latency_window_us
+# and latency_band_pct (in range and junk), and disabling and enabling
 # namespace 2 (read in a loop by dd).  A background reader keeps
 # reading the estimator files of every path, including ones being removed.
 # An operation that can make a path unusable is only applied while another
@@ -304,7 +305,7 @@ holes_expire() {
 	done
 }
 op_tunable() {
-	local id dir f v
+	local id dir f v zero
 	pick 1 2 3
 	id=$REPLY
 	[ -z "${gone[$id]}" ] || return 1
@@ -312,17 +313,22 @@ op_tunable() {
 	# no estimators under the other policies: switch first
 	[ "$REPLY" = latency ] || { count[policy]=$((${count[policy]:-0} + 1)); op_policy latency; return 1; }
 	dir=$(nvlat_clat_dir "$id") && [ -d "$dir" ] || return 1
-	pick win_nsec ewma_weight min_samples stale_windows reset
-	f=$REPLY
+	# the estimator's debugfs files, or the subsystem's settings
+	pick win_nsec ewma_weight min_samples stale_windows reset latency_window_us latency_band_pct
+	f=$REPLY zero=0
+	case "$f" in latency_*) dir=/sys/class/nvme-subsystem/$NVLAT_SUBSYS ;; esac
 	case "$f" in
 	win_nsec) v=$(( (10 + RANDOM % 190) * 1000000 )) ;;
 	ewma_weight) v=$(( 1 + RANDOM % 1024 )) ;;
 	min_samples) v=$(( 1 + RANDOM % 32 )) ;;
 	stale_windows) v=$(( 1 + RANDOM % 12 )) ;;
 	reset) v=1 ;;
+	latency_window_us) v=$(( (10 + RANDOM % 190) * 1000 )) ;;
+	latency_band_pct) v=$(( RANDOM % 401 )) zero= ;;
 	esac
 	if [ $((RANDOM % 4)) = 0 ]; then
-		pick 0 -1 abc 18446744073709551616 " "
+		# shellcheck disable=SC2086 # no 0 among the junk where 0 is valid
+		pick $zero -1 abc 18446744073709551616 " "
 		v=$REPLY
 		oplog "tunable port $id $f '$v' (junk)"
 		# the path may go away meanwhile: only an accepted write is wrong
