@@ -95,11 +95,13 @@ struct model_step {		/* at at_ns, path's round trip becomes delay_ns */
 
 /*
  * From from_ns to to_ns the path answers nothing.  What it holds then fails
- * over at to_ns, as after keep-alive, and is sent again, not a sample.
+ * over at to_ns, as after keep-alive, and is sent again, not a sample.  At
+ * new_ns (if not 0), path new_path starts over with no estimate, as a path
+ * connected again does.
  */
 struct model_hole {
-	u64 from_ns, to_ns;
-	u8 path;
+	u64 from_ns, to_ns, new_ns;
+	u8 path, new_path;
 };
 
 struct model_scenario {
@@ -164,6 +166,7 @@ struct model {
 	struct model_event heap[MODEL_MAX_EVENTS];
 	int nr_events;
 	unsigned int next_step;
+	bool renewed;		/* the hole's new path has started over */
 	struct rnd_state rnd;	/* service time jitter, seeded: deterministic */
 	struct model_result r;
 };
@@ -561,6 +564,18 @@ static void model_complete(struct model *m, const struct model_event *ev)
 	}
 }
 
+/* a path connected again: a new estimator, its probe due (attach) */
+static void model_renew(struct kunit *test, struct model *m, int i)
+{
+	blk_clat_free(m->clat[0][i]);
+	m->clat[0][i] = blk_clat_alloc();
+	KUNIT_ASSERT_NOT_NULL(test, m->clat[0][i]);
+	m->next_fold_ns[0][i] = 0;
+	m->probe[0][i] = (struct nvme_lat_probe){
+		.next_jiffies = model_jiffies(m->now_ns) };
+	m->renewed = true;
+}
+
 static void model_run(struct kunit *test, struct model *m,
 		      const struct model_scenario *sc, enum model_policy policy)
 {
@@ -616,6 +631,8 @@ static void model_run(struct kunit *test, struct model *m,
 				sc->step[m->next_step].delay_ns;
 			m->next_step++;
 		}
+		if (sc->hole.new_ns && !m->renewed && m->now_ns >= sc->hole.new_ns)
+			model_renew(test, m, sc->hole.new_path);
 		if (ev.start) {
 			for (d = 0; d < sc->job[ev.job].depth; d++)
 				model_submit(m, ev.job);
@@ -1209,6 +1226,16 @@ static void model_test_choose(struct kunit *test)
 	p[0].inflight = 1;
 	p[2].inflight = 1;
 	KUNIT_EXPECT_EQ(test, nvme_lat_choose(p, 3, 7, NVME_LAT_DEF_BAND_X1024), 1);
+	/*
+	 * A silent path's estimate is only its silence: it keeps no path
+	 * without an estimate out, and the fewest in flight win.
+	 */
+	p[0] = (struct nvme_lat_path){ .lat_ns = 2000000000,
+				       .per_inflight_ns = 2000000000,
+				       .inflight = 6, .silent = true };
+	p[1] = (struct nvme_lat_path){ .inflight = 1 };
+	p[2] = (struct nvme_lat_path){ .tier = NVME_LAT_UNUSABLE };
+	KUNIT_EXPECT_EQ(test, nvme_lat_choose(p, 3, 0, NVME_LAT_DEF_BAND_X1024), 1);
 	/* nothing usable */
 	p[0].tier = NVME_LAT_UNUSABLE;
 	p[1].tier = NVME_LAT_UNUSABLE;
@@ -1369,6 +1396,52 @@ static void model_test_probe_due_wrap(struct kunit *test)
 }
 
 /*
+ * A path connects again (no estimate yet) while the only other one is a
+ * black hole, priced at its silence: the new path must carry the I/O at
+ * once, not only its probes, or the I/O that the probes wait for piles up
+ * in the hole and nothing completes until it ends.  2 equal paths, path 0
+ * silent from 1 s to 6 s, path 1 new at 2 s, at 8 and 64 in flight.
+ */
+static void model_test_black_hole_new_path(struct kunit *test)
+{
+	static const u8 depths[] = { 8, 64 };
+	struct model_scenario sc = {
+		.name = "black-hole-new-path", .nr_paths = 2, .nr_ns = 1,
+		.nr_jobs = 1,
+		.hole = { .from_ns = 1000 * NSEC_PER_MSEC,
+			  .to_ns = 6000 * NSEC_PER_MSEC, .path = 0,
+			  .new_ns = 2000 * NSEC_PER_MSEC, .new_path = 1 },
+		.warmup_ns = 200 * NSEC_PER_MSEC, .end_ns = 7000 * NSEC_PER_MSEC,
+	};
+	struct model *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+	static const enum model_policy pol[] = { MODEL_QD, MODEL_LAT };
+	int b, k, i;
+
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	for (i = 0; i < sc.nr_paths; i++) {
+		sc.bn[i] = (struct model_bottleneck){
+			.service_ns = 2000 * MODEL_NS, .servers = 4 };
+		sc.path[i] = (struct model_path){
+			.delay_ns = 30 * MODEL_NS, .bottleneck = i };
+	}
+	for (b = 0; b < ARRAY_SIZE(depths); b++) {
+		sc.job[0] = (struct model_job){ .depth = depths[b],
+						.bytes = SZ_4K };
+		for (k = 0; k < ARRAY_SIZE(pol); k++) {
+			model_run(test, m, &sc, pol[k]);
+			kunit_info(test, "model: black-hole-new-path-qd%u | %s | %llu sent into the hole | longest gap %llu ms\n",
+				   depths[b], model_policy_names[pol[k]],
+				   m->r.hole_sent,
+				   div_u64(m->r.hole_gap_ns, NSEC_PER_MSEC));
+			if (pol[k] == MODEL_LAT)
+				KUNIT_EXPECT_LE_MSG(test, m->r.hole_gap_ns,
+						    100 * NSEC_PER_MSEC,
+						    "qd%u", depths[b]);
+		}
+	}
+}
+
+/*
  * A path that holds requests and ends none for longer than its estimate:
  * its estimate is raised to its silence, and it is not probed; idle, or
  * answering, it is probed.  Neither is an I/O that yields no sample (a
@@ -1393,6 +1466,7 @@ static void model_test_silent_path(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, p.probe);
 	KUNIT_EXPECT_EQ(test, p.lat_ns, (u32)jiffies_to_nsecs(9));
 	KUNIT_EXPECT_EQ(test, p.per_inflight_ns, (u32)jiffies_to_nsecs(9));
+	KUNIT_EXPECT_TRUE(test, p.silent);
 	/* silent for a day: capped */
 	nvme_lat_path_set(&p, &est, 1, 1000 - 86400UL * HZ, 0, &pr, 1000, true);
 	KUNIT_EXPECT_FALSE(test, p.probe);
@@ -1403,6 +1477,7 @@ static void model_test_silent_path(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, p.probe);
 	KUNIT_EXPECT_EQ(test, p.lat_ns, (u32)jiffies_to_nsecs(20));
 	KUNIT_EXPECT_EQ(test, p.per_inflight_ns, 10000U);
+	KUNIT_EXPECT_FALSE(test, p.silent);
 	/* the caller's I/O yields no sample */
 	nvme_lat_path_set(&p, &est, 0, 500, 0, &pr, 1000, false);
 	KUNIT_EXPECT_FALSE(test, p.probe);
@@ -1429,6 +1504,7 @@ static struct kunit_case nvme_latency_model_cases[] = {
 	KUNIT_CASE_SLOW(model_test_two_namespaces),
 	KUNIT_CASE(model_test_latency_step),
 	KUNIT_CASE_SLOW(model_test_black_hole),
+	KUNIT_CASE(model_test_black_hole_new_path),
 	{}
 };
 

@@ -70,7 +70,9 @@ static u64 nvme_lat_load_ns(const struct nvme_lat_path *p)
  * when it carries more than it was measured at, and a path outside costs
  * max(band, per_inflight_ns * (inflight + 1)): it is never priced below
  * the band, but its price falls with its load.  Paths without an estimate
- * take part only when no path has one; then the fewest in flight wins.
+ * take part only when no path has one; then the fewest in flight wins.  A
+ * silent path's estimate is a bound, not a measurement: it sets no band,
+ * so that it cannot keep the paths without an estimate out.
  *
  * Context: any; pure function of its arguments.
  * Return: an index into @p, or -1 if no path is usable.
@@ -98,7 +100,7 @@ VISIBLE_IF_KUNIT int nvme_lat_choose(const struct nvme_lat_path *p, int nr,
 			probe = -1;
 			probe_wrap = -1;
 		}
-		if (p[i].lat_ns)
+		if (p[i].lat_ns && !p[i].silent)
 			min_lat = min(min_lat, p[i].lat_ns);
 		if (p[i].probe && probe < 0 && i >= rotor)
 			probe = i;
@@ -208,6 +210,7 @@ VISIBLE_IF_KUNIT void nvme_lat_path_set(struct nvme_lat_path *p,
 			silent_ns = 0;
 		}
 	}
+	p->silent = silent_ns != 0;
 	p->probe = may_probe && est->stale && !silent_ns &&
 		   tier != NVME_LAT_UNUSABLE &&
 		   nvme_lat_probe_due(READ_ONCE(probe->next_jiffies), now);
@@ -261,7 +264,8 @@ static bool nvme_lat_outside_band(const struct nvme_lat_path *p, int nr, int i,
 	int j;
 
 	for (j = 0; j < nr; j++)
-		if (j != i && p[j].tier == p[i].tier && p[j].lat_ns)
+		if (j != i && p[j].tier == p[i].tier && p[j].lat_ns &&
+		    !p[j].silent)
 			min_lat = min(min_lat, p[j].lat_ns);
 	return p[i].lat_ns && min_lat != U32_MAX &&
 	       p[i].lat_ns > nvme_lat_band(min_lat, band_x1024);

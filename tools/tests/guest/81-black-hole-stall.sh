@@ -13,7 +13,12 @@
 # A third run, under latency, holes the busier path: what it holds waits
 # for keep-alive (keep_alive_tmo 5 s) to fail it over, so the healthy path
 # may stand still, but for no more than two keep-alive periods and a
-# second.  The per-second completions go to the TAP diagnostics.
+# second.  A fourth run, under latency, holes the idle path and 1 s later
+# makes the healthy path's estimator start over (debugfs reset), as a path
+# connected again has none: the healthy path must carry the I/O in every
+# second of the hole, not only its probes (the hole, priced at its silence,
+# must not keep a path without an estimate out).  The per-second
+# completions go to the TAP diagnostics.
 set -u
 # shellcheck source-path=SCRIPTDIR source=../../vm/lib.sh
 . "$(dirname "$0")/../../vm/lib.sh"
@@ -21,7 +26,7 @@ set -u
 kato=5
 NVLAT_TCP_CONNECT_OPTS=",reconnect_delay=2,ctrl_loss_tmo=600,keep_alive_tmo=$kato"
 hole_from=5 hole_to=25 runtime=36
-tap_plan 10
+tap_plan 12
 tmp=$(nvlat_tmpdir black-hole-stall)
 
 # pick WHICH OLD NEW: the path (1 or 2) that ended fewer (WHICH=idle) or
@@ -41,11 +46,12 @@ pick() {
 	fi
 }
 
-# sample OUT WHICH: every 0.5 s "TIME DONE_1 DONE_2 INFLIGHT_1 INFLIGHT_2"
-# (requests ended and in flight per path disk) until fio ends; holes the
-# path that pick WHICH names over the second before $hole_from, into OUT.hole
+# sample OUT WHICH [renew]: every 0.5 s "TIME DONE_1 DONE_2 INFLIGHT_1
+# INFLIGHT_2" (requests ended and in flight per path disk) until fio ends;
+# holes the path that pick WHICH names over the second before $hole_from,
+# into OUT.hole; with renew, resets the other path's estimator 1 s later
 sample() {
-	local out=$1 which=$2 t0=${EPOCHREALTIME/[.,]/} now line d a e f fd s hole=''
+	local out=$1 which=$2 renew=${3:-} t0=${EPOCHREALTIME/[.,]/} now line d a e f fd s hole=''
 	local prev=() # the samples of the last second
 	exec {fd}>> "$out"
 	while kill -0 "$fio" 2> /dev/null; do
@@ -67,6 +73,11 @@ sample() {
 			echo "$hole" > "$out.hole"
 			nvlat_netem_set "$(nvlat_tcp_port "$hole")" loss 100% || hole=x
 		fi
+		if [ -n "$renew" ] && [ "$s" -ge $((hole_from + 1)) ] && [ -n "$hole" ]; then
+			[ "$hole" = x ] ||
+				printf 1 > "$(nvlat_clat_dir $((3 - hole)))/reset" || hole=x
+			renew=
+		fi
 		if [ "$s" -ge "$hole_to" ] && [ -n "$hole" ] && [ "$hole" != x ]; then
 			nvlat_netem_set "$(nvlat_tcp_port "$hole")" delay 0us
 			hole=x
@@ -76,7 +87,7 @@ sample() {
 	exec {fd}>&-
 }
 
-# run NAME POLICY WHICH: the recipe under POLICY, samples in $tmp/NAME
+# run NAME POLICY WHICH [renew]: the recipe under POLICY, samples in $tmp/NAME
 run() {
 	nvlat_setup tcp tcp || return
 	nvlat_iopolicy_set "$2" || return
@@ -87,7 +98,7 @@ run() {
 		--rw=randread --bs=4k --iodepth=8 --time_based --runtime="$runtime" \
 		> "$tmp/$1.fio" 2>&1 &
 	fio=$!
-	sample "$tmp/$1" "$3"
+	sample "$tmp/$1" "$3" "${4:-}"
 	wait "$fio" || return
 	nvlat_teardown
 	[ -s "$tmp/$1.hole" ] && [ "$(cat "$tmp/$1.hole")" != x ]
@@ -127,11 +138,12 @@ per_second() {
 
 declare -A holed
 trap nvlat_teardown EXIT
-for r in "queue-depth queue-depth idle" "latency latency idle" "latency-busy latency busy"; do
+for r in "queue-depth queue-depth idle" "latency latency idle" "latency-busy latency busy" \
+	"latency-renew latency idle renew"; do
 	# shellcheck disable=SC2086 # word splitting intended
 	set -- $r
 	run "$@"
-	tap_result $? "fio through a black hole on the path with $3 requests, under $2"
+	tap_result $? "fio through a black hole on the path with $3 requests, under $2${4:+, the other path estimator reset}"
 	h=$(cat "$tmp/$1.hole" 2> /dev/null) || h=2
 	[ "$h" = 1 ] || h=2
 	holed[$1]=$h
@@ -158,6 +170,10 @@ nvlat_cmp "$s" '<=' $((2 * kato + 1))
 tap_result $? "latency, hole on the busier path: the other path stands still at most $((2 * kato + 1)) s (${s} s)"
 nvlat_cmp "$n" '<=' 3
 tap_result $? "latency, hole on the busier path: at most 3 I/Os sent into it after keep-alive ($n)"
+s=$(stall "$tmp/latency-renew" "${holed[latency-renew]}")
+tap_diag "hole on the idle path, the other's estimator reset 1 s into it: longest stall of the other ${s} s"
+nvlat_cmp "$s" '<=' 1.0
+tap_result $? "latency, estimator of the healthy path reset in the hole: it ends I/O in every second (${s} s)"
 tap_ok "teardown" nvlat_teardown
 trap - EXIT
 tap_done
