@@ -54,6 +54,9 @@ static void blk_clat_test_separation(struct kunit *test)
 				KUNIT_ASSERT_LT(test, i, nr);
 				KUNIT_EXPECT_FALSE(test, test_bit(i, seen));
 				__set_bit(i, seen);
+				KUNIT_EXPECT_EQ(test, blk_clat_index_node(i), (unsigned int)node);
+				KUNIT_EXPECT_EQ(test, blk_clat_index_write(i), dir == 1);
+				KUNIT_EXPECT_EQ(test, blk_clat_index_class(i), class);
 			}
 	KUNIT_EXPECT_EQ(test, bitmap_weight(seen, nr), nr);
 

@@ -402,10 +402,9 @@ VISIBLE_IF_KUNIT bool blk_clat_fold(struct blk_clat *clat, u64 now_ns,
 			   min_t(u64, U32_MAX,
 				 blk_clat_ewma_fold(b->lat_ns, mean_ns, weight,
 						    min_t(u64, age, BLK_CLAT_MAX_AGE))));
-		trace_blk_clat_fold(clat->rqos.disk,
-				    i / (BLK_CLAT_NR_CLASSES * BLK_CLAT_NR_DIRS),
-				    (i / BLK_CLAT_NR_CLASSES) % BLK_CLAT_NR_DIRS,
-				    i % BLK_CLAT_NR_CLASSES, mean_ns, b->lat_ns,
+		trace_blk_clat_fold(clat->rqos.disk, blk_clat_index_node(i),
+				    blk_clat_index_write(i),
+				    blk_clat_index_class(i), mean_ns, b->lat_ns,
 				    b->pending_nr);
 		b->last_nr = b->pending_nr;
 		b->total_nr += b->pending_nr;
@@ -669,15 +668,14 @@ static int blk_clat_estimates_show(void *data, struct seq_file *m)
 	seq_puts(m, "node dir class lat_ns per_inflight_ns samples last_nr age_ms stale\n");
 	for (i = 0; i < clat->nr_buckets; i++) {
 		struct blk_clat_bucket *b = &clat->bucket[i];
-		unsigned int class = i % BLK_CLAT_NR_CLASSES;
-		unsigned int dir = (i / BLK_CLAT_NR_CLASSES) % BLK_CLAT_NR_DIRS;
 		bool stale = !b->lat_ns || blk_clat_expired(clat, b, jiffies);
 
 		if (!b->total_nr && !b->pending_nr && !b->lat_ns)
 			continue;
 		seq_printf(m, "%u %s %s %u %u %llu %llu %llu %d\n",
-			   i / (BLK_CLAT_NR_CLASSES * BLK_CLAT_NR_DIRS),
-			   str_write_read(dir), blk_clat_class_names[class],
+			   blk_clat_index_node(i),
+			   str_write_read(blk_clat_index_write(i)),
+			   blk_clat_class_names[blk_clat_index_class(i)],
 			   b->lat_ns, b->per_inflight_ns, b->total_nr, b->last_nr,
 			   div_u64(now - b->folded_ns, NSEC_PER_MSEC), stale);
 	}

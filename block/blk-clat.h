@@ -112,6 +112,22 @@ static inline unsigned int blk_clat_index(int node, bool write,
 	return (node * BLK_CLAT_NR_DIRS + write) * BLK_CLAT_NR_CLASSES + class;
 }
 
+/* bucket @i's node, direction and size class: blk_clat_index() undone */
+static inline unsigned int blk_clat_index_node(unsigned int i)
+{
+	return i / (BLK_CLAT_NR_DIRS * BLK_CLAT_NR_CLASSES);
+}
+
+static inline bool blk_clat_index_write(unsigned int i)
+{
+	return (i / BLK_CLAT_NR_CLASSES) % BLK_CLAT_NR_DIRS;
+}
+
+static inline unsigned int blk_clat_index_class(unsigned int i)
+{
+	return i % BLK_CLAT_NR_CLASSES;
+}
+
 struct request;
 
 #ifdef CONFIG_BLK_CLAT
