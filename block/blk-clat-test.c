@@ -397,8 +397,8 @@ static const struct block_device_operations blk_clat_test_fops = {
 
 /*
  * The estimator attaches to a disk that is live, and only to it: a disk
- * never added is freed by put_disk() without rq_qos_exit(), so a tracker on
- * it would leak; a deleted disk has freed its tracker already.
+ * never added is freed by put_disk() without rq_qos_exit(), so an estimator on
+ * it would leak; a deleted disk has freed its estimator already.
  */
 static void blk_clat_test_attach_lifecycle(struct kunit *test)
 {
@@ -430,11 +430,11 @@ static void blk_clat_test_attach_lifecycle(struct kunit *test)
 	if (!add_disk(disk)) {
 		clat = blk_clat_attach(disk);
 		KUNIT_EXPECT_FALSE(test, IS_ERR(clat));
-		/* a second attach returns the same tracker */
+		/* a second attach returns the same estimator */
 		KUNIT_EXPECT_PTR_EQ(test, blk_clat_attach(disk), clat);
 		blk_clat_detach(disk);
 		blk_clat_detach(disk);
-		/* deleted with a tracker attached: del_gendisk frees it */
+		/* deleted with an estimator attached: del_gendisk frees it */
 		KUNIT_EXPECT_FALSE(test, IS_ERR(blk_clat_attach(disk)));
 		del_gendisk(disk);
 		KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(blk_clat_attach(disk)),

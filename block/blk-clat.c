@@ -156,7 +156,8 @@ EXPORT_SYMBOL_IF_KUNIT(blk_clat_mean_ns);
  * @old_ns: current estimate in ns, 0 if there is none
  * @mean_ns: the new window's mean in ns
  * @weight: weight of one window's mean, in 1/1024 (1 .. 1024)
- * @age: windows since the estimate was last folded (1 for the last one)
+ * @age: windows since the estimate was last folded (1 for the last one),
+ *	taken as 1 .. %BLK_CLAT_MAX_AGE
  *
  * The old estimate keeps (1 - @weight)^@age of its weight, as if each missed
  * window had measured @mean_ns.  Uses mul_u64_u32_shr() on the difference so
@@ -165,14 +166,14 @@ EXPORT_SYMBOL_IF_KUNIT(blk_clat_mean_ns);
  *
  * Return: the new estimate in ns.
  */
-u64 blk_clat_ewma_fold(u64 old_ns, u64 mean_ns, u32 weight, unsigned int age)
+u64 blk_clat_ewma_fold(u64 old_ns, u64 mean_ns, u32 weight, u64 age)
 {
 	u32 keep = BLK_CLAT_FIXED_ONE;
 
 	if (!old_ns)
 		return mean_ns;
 	weight = clamp_t(u32, weight, 1, BLK_CLAT_FIXED_ONE);
-	age = clamp_t(unsigned int, age, 1, BLK_CLAT_MAX_AGE);
+	age = clamp_t(u64, age, 1, BLK_CLAT_MAX_AGE);
 	while (age-- && keep)
 		keep = (keep * (BLK_CLAT_FIXED_ONE - weight)) >>
 			BLK_CLAT_FIXED_SHIFT;
@@ -243,7 +244,7 @@ EXPORT_SYMBOL_IF_KUNIT(blk_clat_tunable_check);
 
 /**
  * blk_clat_add_sample - account one completion
- * @clat: the tracker
+ * @clat: the estimator
  * @cpu: the CPU that submitted the request; its node is the sample's node
  * @write: true for a write
  * @bytes: size of the request in bytes
@@ -276,9 +277,9 @@ DEFINE_STATIC_KEY_FALSE(blk_clat_attached);
  * @lat_ns: its completion latency in ns, from the completion's timestamp
  *
  * Called from blk_stat_add(), so that a batch of completions shares one
- * clock read, and only while some queue has a tracker.
+ * clock read, and only while some queue has an estimator.
  *
- * Context: any; the request holds its queue's usage counter, so the tracker
+ * Context: any; the request holds its queue's usage counter, so the estimator
  * cannot go away.
  */
 void __blk_clat_done(struct request *rq, u64 lat_ns)
@@ -364,61 +365,45 @@ static u64 blk_clat_collect(struct blk_clat *clat, u64 *busy_ns)
 	return taken;
 }
 
-/**
- * blk_clat_fold - end a window: fold its samples into the estimates
- * @clat: the tracker
- * @now_ns: the time, ktime_get_ns()
- * @now: the time in jiffies
- *
- * Context: the window timer, or a test; takes ->lock.
- *
- * Return: true if any request completed since the last call, false if the
- * queue was idle and the timer may stop.
- */
-VISIBLE_IF_KUNIT bool blk_clat_fold(struct blk_clat *clat, u64 now_ns,
-				    unsigned long now)
+/* Fold bucket @i's window into its estimate; ->lock held. */
+static void blk_clat_fold_bucket(struct blk_clat *clat, unsigned int i,
+				 u64 now_ns, unsigned long now, u64 win_ns,
+				 u32 weight)
 {
-	u64 win_ns, busy_ns, elapsed_ns;
+	struct blk_clat_bucket *b = &clat->bucket[i];
+	u64 mean_ns = blk_clat_mean_ns(b->pending_sum_ns, b->pending_nr);
+	u64 age = div64_u64(now_ns - b->folded_ns, win_ns);
+
+	WRITE_ONCE(b->lat_ns,
+		   min_t(u64, U32_MAX,
+			 blk_clat_ewma_fold(b->lat_ns, mean_ns, weight, age)));
+	trace_blk_clat_fold(clat->rqos.disk, blk_clat_index_node(i),
+			    blk_clat_index_write(i), blk_clat_index_class(i),
+			    mean_ns, b->lat_ns, b->pending_nr);
+	b->last_nr = b->pending_nr;
+	b->total_nr += b->pending_nr;
+	b->pending_sum_ns = 0;
+	b->pending_nr = 0;
+	b->folded_ns = now_ns;
+	WRITE_ONCE(b->folded_jiffies, now);
+}
+
+/*
+ * The window's mean number of requests in flight into the queue's, and each
+ * estimate per request in flight from that; ->lock held.
+ */
+static void blk_clat_fold_inflight(struct blk_clat *clat, u64 busy_ns,
+				   u64 now_ns, u64 win_ns, u32 weight,
+				   bool active)
+{
+	u64 elapsed_ns = now_ns - clat->window_start_ns;
 	unsigned int i;
-	u32 weight, inflight;
-	bool active;
-
-	spin_lock_bh(&clat->lock);
-	win_ns = clat->tun[BLK_CLAT_WIN_NSEC];
-	weight = clat->tun[BLK_CLAT_EWMA_WEIGHT];
-	busy_ns = 0;
-	active = blk_clat_collect(clat, &busy_ns) != 0;
-
-	for (i = 0; i < clat->nr_buckets; i++) {
-		struct blk_clat_bucket *b = &clat->bucket[i];
-		u64 age, mean_ns;
-
-		if (b->pending_nr < clat->tun[BLK_CLAT_MIN_SAMPLES])
-			continue;
-
-		age = div64_u64(now_ns - b->folded_ns, win_ns);
-		mean_ns = blk_clat_mean_ns(b->pending_sum_ns, b->pending_nr);
-		WRITE_ONCE(b->lat_ns,
-			   min_t(u64, U32_MAX,
-				 blk_clat_ewma_fold(b->lat_ns, mean_ns, weight,
-						    min_t(u64, age, BLK_CLAT_MAX_AGE))));
-		trace_blk_clat_fold(clat->rqos.disk, blk_clat_index_node(i),
-				    blk_clat_index_write(i),
-				    blk_clat_index_class(i), mean_ns, b->lat_ns,
-				    b->pending_nr);
-		b->last_nr = b->pending_nr;
-		b->total_nr += b->pending_nr;
-		b->pending_sum_ns = 0;
-		b->pending_nr = 0;
-		b->folded_ns = now_ns;
-		WRITE_ONCE(b->folded_jiffies, now);
-	}
+	u32 inflight;
 
 	/*
 	 * After an idle stop the timer was restarted by the first completion
 	 * of this window: the gap before it was no part of the measurement.
 	 */
-	elapsed_ns = now_ns - clat->window_start_ns;
 	if (clat->idle)
 		elapsed_ns = min(elapsed_ns, win_ns);
 	inflight = blk_clat_inflight_mean(busy_ns, elapsed_ns);
@@ -437,6 +422,36 @@ VISIBLE_IF_KUNIT bool blk_clat_fold(struct blk_clat *clat, u64 now_ns,
 				   blk_clat_per_inflight_ns(b->lat_ns,
 							    clat->inflight));
 	}
+}
+
+/**
+ * blk_clat_fold - end a window: fold its samples into the estimates
+ * @clat: the estimator
+ * @now_ns: the time, ktime_get_ns()
+ * @now: the time in jiffies
+ *
+ * Context: the window timer, or a test; takes ->lock.
+ *
+ * Return: true if any request completed since the last call, false if the
+ * queue was idle and the timer may stop.
+ */
+VISIBLE_IF_KUNIT bool blk_clat_fold(struct blk_clat *clat, u64 now_ns,
+				    unsigned long now)
+{
+	u64 win_ns, busy_ns = 0;
+	unsigned int i;
+	u32 weight;
+	bool active;
+
+	spin_lock_bh(&clat->lock);
+	win_ns = clat->tun[BLK_CLAT_WIN_NSEC];
+	weight = clat->tun[BLK_CLAT_EWMA_WEIGHT];
+	active = blk_clat_collect(clat, &busy_ns) != 0;
+	for (i = 0; i < clat->nr_buckets; i++)
+		if (clat->bucket[i].pending_nr >= clat->tun[BLK_CLAT_MIN_SAMPLES])
+			blk_clat_fold_bucket(clat, i, now_ns, now, win_ns,
+					     weight);
+	blk_clat_fold_inflight(clat, busy_ns, now_ns, win_ns, weight, active);
 	spin_unlock_bh(&clat->lock);
 	return active;
 }
@@ -483,16 +498,21 @@ static int blk_clat_set_tunable(struct blk_clat *clat,
 	return 0;
 }
 
-/* not folded for the stale period at @now; an unsigned distance, no wrap */
-static bool blk_clat_expired(const struct blk_clat *clat,
-			     const struct blk_clat_bucket *b, unsigned long now)
+/*
+ * No estimate (@lat_ns 0), or not folded for the stale period at @now: an
+ * unsigned distance, no wrap.
+ */
+static bool blk_clat_stale(const struct blk_clat *clat,
+			   const struct blk_clat_bucket *b, u32 lat_ns,
+			   unsigned long now)
 {
-	return now - READ_ONCE(b->folded_jiffies) > READ_ONCE(clat->stale_jiffies);
+	return !lat_ns ||
+	       now - READ_ONCE(b->folded_jiffies) > READ_ONCE(clat->stale_jiffies);
 }
 
 /**
  * blk_clat_read - read the estimate for one kind of I/O
- * @clat: tracker returned by blk_clat_attach()
+ * @clat: estimator returned by blk_clat_attach()
  * @node: NUMA node of the submitting CPU
  * @write: true for writes, false for reads
  * @bytes: size of the I/O in bytes, as it will be issued on this queue
@@ -517,7 +537,7 @@ void blk_clat_read(const struct blk_clat *clat, int node, bool write,
 	est->lat_per_inflight_ns = READ_ONCE(b->per_inflight_ns);
 	est->inflight_mean = READ_ONCE(clat->inflight);
 	est->win_jiffies = READ_ONCE(clat->win_jiffies);
-	est->stale = !est->lat_ns || blk_clat_expired(clat, b, now);
+	est->stale = blk_clat_stale(clat, b, est->lat_ns, now);
 }
 EXPORT_SYMBOL_GPL(blk_clat_read);
 
@@ -527,7 +547,7 @@ EXPORT_SYMBOL_GPL(blk_clat_read);
  * @write: true for writes, false for reads
  * @bytes: size of the I/O in bytes, as it will be issued
  *
- * The key is the same for every tracker.  The keys of one node are
+ * The key is the same for every estimator.  The keys of one node are
  * %BLK_CLAT_KEYS_PER_NODE apart from those of the next.
  *
  * Context: any.
@@ -541,7 +561,7 @@ EXPORT_SYMBOL_GPL(blk_clat_key);
 
 /**
  * blk_clat_peek - the estimate of a bucket, without its staleness
- * @clat: tracker returned by blk_clat_attach()
+ * @clat: estimator returned by blk_clat_attach()
  * @key: the bucket, from blk_clat_key()
  *
  * For a caller that has read the bucket with blk_clat_read() recently,
@@ -564,8 +584,8 @@ struct blk_clat_peek blk_clat_peek(const struct blk_clat *clat,
 EXPORT_SYMBOL_GPL(blk_clat_peek);
 
 /**
- * blk_clat_free - free a tracker that blk_clat_alloc() returned
- * @clat: the tracker, not attached to a queue (or no longer)
+ * blk_clat_free - free an estimator that blk_clat_alloc() returned
+ * @clat: the estimator, not attached to a queue (or no longer)
  */
 VISIBLE_IF_KUNIT void blk_clat_free(struct blk_clat *clat)
 {
@@ -668,7 +688,7 @@ static int blk_clat_estimates_show(void *data, struct seq_file *m)
 	seq_puts(m, "node dir class lat_ns per_inflight_ns samples last_nr age_ms stale\n");
 	for (i = 0; i < clat->nr_buckets; i++) {
 		struct blk_clat_bucket *b = &clat->bucket[i];
-		bool stale = !b->lat_ns || blk_clat_expired(clat, b, jiffies);
+		bool stale = blk_clat_stale(clat, b, b->lat_ns, jiffies);
 
 		if (!b->total_nr && !b->pending_nr && !b->lat_ns)
 			continue;
@@ -722,13 +742,13 @@ static const struct rq_qos_ops blk_clat_rqos_ops = {
 };
 
 /**
- * blk_clat_alloc - allocate a tracker with the default tunables
+ * blk_clat_alloc - allocate an estimator with the default tunables
  *
  * blk_clat_attach() adds it to a queue; tests drive it directly with
  * blk_clat_add_sample() and blk_clat_fold().
  *
  * Context: process context.
- * Return: the tracker, or NULL without memory.
+ * Return: the estimator, or NULL without memory.
  */
 VISIBLE_IF_KUNIT struct blk_clat *blk_clat_alloc(void)
 {
@@ -767,7 +787,7 @@ EXPORT_SYMBOL_IF_KUNIT(blk_clat_alloc);
  * Adds the rq_qos (which freezes the queue), enables block statistics
  * accounting so that requests carry io_start_time_ns, and creates the
  * debugfs directory rqos/clat of the queue.  If the disk already has a
- * tracker, that one is returned and nothing changes.  The tracker lives
+ * estimator, that one is returned and nothing changes.  The estimator lives
  * until blk_clat_detach() or until the disk is deleted, whichever comes
  * first.
  *
@@ -777,7 +797,7 @@ EXPORT_SYMBOL_IF_KUNIT(blk_clat_alloc);
  * all requests in flight on the queue.  The caller serialises attach and
  * detach of one disk; different disks need no serialisation.
  *
- * Return: the tracker, or ERR_PTR(-ENOMEM), ERR_PTR(-ENODEV) if the disk
+ * Return: the estimator, or ERR_PTR(-ENOMEM), ERR_PTR(-ENODEV) if the disk
  * was never added or is going away, ERR_PTR(-EOPNOTSUPP) if it is not
  * blk-mq.
  */
@@ -831,8 +851,8 @@ struct blk_clat *blk_clat_attach(struct gendisk *disk)
 EXPORT_SYMBOL_GPL(blk_clat_attach);
 
 /**
- * blk_clat_set_window - set the length of a tracker's window
- * @clat: the tracker, from blk_clat_attach()
+ * blk_clat_set_window - set the length of an estimator's window
+ * @clat: the estimator, from blk_clat_attach()
  * @win_ns: the window in ns, from 1 ms to 1 s
  *
  * Sets what the debugfs file win_nsec sets: the time between folds, and so
@@ -855,9 +875,9 @@ EXPORT_SYMBOL_GPL(blk_clat_set_window);
  *
  * Removes the rq_qos (which freezes the queue), its debugfs files and its
  * timer, disables the statistics accounting it enabled and frees it.  Does
- * nothing if @disk has no tracker, which is also the case once del_gendisk()
+ * nothing if @disk has no estimator, which is also the case once del_gendisk()
  * has freed it.  The caller must hold a reference on @disk and make sure
- * that nobody still reads the tracker, e.g. with synchronize_srcu() after
+ * that nobody still reads the estimator, e.g. with synchronize_srcu() after
  * unpublishing its pointer.
  *
  * Context: process context; may sleep, same locking rule as blk_clat_attach().

@@ -102,7 +102,7 @@ static inline unsigned int blk_clat_size_class(u64 bytes)
  * @write: true for writes
  * @class: size class from blk_clat_size_class()
  *
- * Return: index into the nr_node_ids * 2 * 5 buckets of a tracker.
+ * Return: index into the nr_node_ids * 2 * 5 buckets of an estimator.
  */
 static inline unsigned int blk_clat_index(int node, bool write,
 					  unsigned int class)
@@ -134,7 +134,7 @@ struct request;
 DECLARE_STATIC_KEY_FALSE(blk_clat_attached);
 void __blk_clat_done(struct request *rq, u64 lat_ns);
 
-/* a request's completion latency, if any queue has a tracker */
+/* a request's completion latency, if any queue has an estimator */
 static inline void blk_clat_done(struct request *rq, u64 lat_ns)
 {
 	if (static_branch_unlikely(&blk_clat_attached))
@@ -147,8 +147,7 @@ static inline void blk_clat_done(struct request *rq, u64 lat_ns)
 #endif
 
 u64 blk_clat_mean_ns(u64 sum_ns, u64 nr);
-u64 blk_clat_ewma_fold(u64 old_ns, u64 mean_ns, u32 weight,
-		       unsigned int age);
+u64 blk_clat_ewma_fold(u64 old_ns, u64 mean_ns, u32 weight, u64 age);
 u32 blk_clat_inflight_mean(u64 busy_ns, u64 elapsed_ns);
 u64 blk_clat_per_inflight_ns(u64 lat_ns, u32 inflight);
 int blk_clat_tunable_check(enum blk_clat_tunable t, u64 val);

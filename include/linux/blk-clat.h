@@ -64,7 +64,7 @@ unsigned int blk_clat_key(int node, bool write, unsigned int bytes);
 struct blk_clat_peek blk_clat_peek(const struct blk_clat *clat,
 				   unsigned int key);
 #if IS_ENABLED(CONFIG_KUNIT)
-/* for tests that drive a tracker without a queue, such as path models */
+/* for tests that drive an estimator without a queue, such as path models */
 struct blk_clat *blk_clat_alloc(void);
 void blk_clat_free(struct blk_clat *clat);
 void blk_clat_add_sample(struct blk_clat *clat, int cpu, bool write,

@@ -45,6 +45,12 @@ static u64 nvme_lat_band(u32 min_lat, u32 band_x1024)
 	return (u64)min_lat + (((u64)min_lat * band_x1024) >> 10);
 }
 
+/* The @j-th of @nr paths in the order that starts at @start (below @nr). */
+static int nvme_lat_nth(int start, int j, int nr)
+{
+	return start + j < nr ? start + j : start + j - nr;
+}
+
 /* Latency of one more I/O on a path, if its latency grows with its load. */
 static u64 nvme_lat_load_ns(const struct nvme_lat_path *p)
 {
@@ -80,7 +86,7 @@ static u64 nvme_lat_load_ns(const struct nvme_lat_path *p)
 VISIBLE_IF_KUNIT int nvme_lat_choose(const struct nvme_lat_path *p, int nr,
 				     unsigned int rotor, u32 band_x1024)
 {
-	int i, j, best = -1, other = -1, probe = -1, probe_wrap = -1;
+	int i, j, best = -1, other = -1, probe = -1;
 	u8 tier = NVME_LAT_UNUSABLE;
 	u32 min_lat = U32_MAX;
 	u64 band, cost, other_cost = U64_MAX;
@@ -91,26 +97,24 @@ VISIBLE_IF_KUNIT int nvme_lat_choose(const struct nvme_lat_path *p, int nr,
 	rotor %= nr;
 
 	/* the best tier, its lowest estimate and its first probe from @rotor */
-	for (i = 0; i < nr; i++) {
+	for (j = 0; j < nr; j++) {
+		i = nvme_lat_nth(rotor, j, nr);
 		if (p[i].tier > tier)
 			continue;
 		if (p[i].tier < tier) {
 			tier = p[i].tier;
 			min_lat = U32_MAX;
 			probe = -1;
-			probe_wrap = -1;
 		}
 		if (p[i].lat_ns && !p[i].silent)
 			min_lat = min(min_lat, p[i].lat_ns);
-		if (p[i].probe && probe < 0 && i >= rotor)
+		if (p[i].probe && probe < 0)
 			probe = i;
-		if (p[i].probe && probe_wrap < 0 && i < rotor)
-			probe_wrap = i;
 	}
 	if (tier == NVME_LAT_UNUSABLE)
 		return -1;
-	if (probe >= 0 || probe_wrap >= 0)
-		return probe >= 0 ? probe : probe_wrap;
+	if (probe >= 0)
+		return probe;
 
 	/* no estimates (min_lat U32_MAX): every path is in the band */
 	band = nvme_lat_band(min_lat, band_x1024);
@@ -119,7 +123,8 @@ VISIBLE_IF_KUNIT int nvme_lat_choose(const struct nvme_lat_path *p, int nr,
 	 * Similar estimates: compare outstanding I/O.  Really different ones:
 	 * the cheapest path outside the band at the current loads.
 	 */
-	for (j = 0, i = rotor; j < nr; j++, i = i + 1 < nr ? i + 1 : 0) {
+	for (j = 0; j < nr; j++) {
+		i = nvme_lat_nth(rotor, j, nr);
 		if (p[i].tier != tier)
 			continue;
 		if ((p[i].lat_ns ? p[i].lat_ns : U32_MAX) <= band) {

@@ -10,7 +10,7 @@
 
 /*
  * blk_clat_fold - a window's samples folded into one estimate
- * @disk: the queue's disk; NULL for a tracker that has no queue (KUnit)
+ * @disk: the queue's disk; NULL for an estimator that has no queue (KUnit)
  * @node: NUMA node of the CPUs that submitted the requests
  * @write: the requests were writes
  * @class: size class, from 0 (up to 4 KiB) to 4 (over 256 KiB)
