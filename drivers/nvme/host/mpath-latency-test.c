@@ -1051,6 +1051,20 @@ static void model_test_latency_step(struct kunit *test)
 	}
 }
 
+/* @nr equal paths, each with a bottleneck of its own: 4 servers of 2 ms */
+static void model_equal_paths(struct model_scenario *sc, int nr)
+{
+	int i;
+
+	sc->nr_paths = nr;
+	for (i = 0; i < nr; i++) {
+		sc->bn[i] = (struct model_bottleneck){
+			.service_ns = 2000 * MODEL_NS, .servers = 4 };
+		sc->path[i] = (struct model_path){
+			.delay_ns = 30 * MODEL_NS, .bottleneck = i };
+	}
+}
+
 /*
  * A black hole: path 0 of 2, 4 or 8 equal paths answers nothing for 20 s
  * (what it holds completes when it comes back), at 1, 8 and 64 in flight.
@@ -1079,13 +1093,7 @@ static void model_test_black_hole(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, m);
 	sc.name = name;
 	for (a = 0; a < ARRAY_SIZE(paths); a++) {
-		sc.nr_paths = paths[a];
-		for (i = 0; i < sc.nr_paths; i++) {
-			sc.bn[i] = (struct model_bottleneck){
-				.service_ns = 2000 * MODEL_NS, .servers = 4 };
-			sc.path[i] = (struct model_path){
-				.delay_ns = 30 * MODEL_NS, .bottleneck = i };
-		}
+		model_equal_paths(&sc, paths[a]);
 		for (b = 0; b < ARRAY_SIZE(depths); b++) {
 			sc.job[0] = (struct model_job){ .depth = depths[b],
 							.bytes = SZ_4K };
@@ -1406,7 +1414,7 @@ static void model_test_black_hole_new_path(struct kunit *test)
 {
 	static const u8 depths[] = { 8, 64 };
 	struct model_scenario sc = {
-		.name = "black-hole-new-path", .nr_paths = 2, .nr_ns = 1,
+		.name = "black-hole-new-path", .nr_ns = 1,
 		.nr_jobs = 1,
 		.hole = { .from_ns = 1000 * NSEC_PER_MSEC,
 			  .to_ns = 6000 * NSEC_PER_MSEC, .path = 0,
@@ -1415,15 +1423,10 @@ static void model_test_black_hole_new_path(struct kunit *test)
 	};
 	struct model *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
 	static const enum model_policy pol[] = { MODEL_QD, MODEL_LAT };
-	int b, k, i;
+	int b, k;
 
 	KUNIT_ASSERT_NOT_NULL(test, m);
-	for (i = 0; i < sc.nr_paths; i++) {
-		sc.bn[i] = (struct model_bottleneck){
-			.service_ns = 2000 * MODEL_NS, .servers = 4 };
-		sc.path[i] = (struct model_path){
-			.delay_ns = 30 * MODEL_NS, .bottleneck = i };
-	}
+	model_equal_paths(&sc, 2);
 	for (b = 0; b < ARRAY_SIZE(depths); b++) {
 		sc.job[0] = (struct model_job){ .depth = depths[b],
 						.bytes = SZ_4K };
