@@ -118,7 +118,7 @@ build_at() {
 	objs=
 	for f in $(touched); do
 		[ -f "$SRC/$f" ] || continue
-		if ar t "$ON/${f%/*}/built-in.a" 2> /dev/null | grep -qxF "${f%.c}.o"; then
+		if ar t "$ON/${f%/*}/built-in.a" 2> /dev/null | grep -qE "(^|/)${f%.c}\.o$"; then
 			objs="$objs ${f%.c}.o"
 		else
 			echo "# $(git -C "$TREE" log -1 --format=%h "$rev"): $f is not built in this configuration yet"
