@@ -44,20 +44,18 @@ fi
 # Every option we ask for must survive olddefconfig (later fragments win),
 # except options this tree does not define (the series' own options on the
 # base tree or on a patch before the one that adds them).
-known=$(find "$TREE" -name 'Kconfig*' -not -path '*/.git/*' -print0 |
-	xargs -0 sed -n 's/^[[:space:]]*\(menu\)\{0,1\}config[[:space:]]\{1,\}\([A-Z0-9_]*\).*/CONFIG_\2/p' |
-	sort -u)
+mapfile -d '' -t kconfigs < <(find "$TREE" -name 'Kconfig*' -not -path '*/.git/*' -print0)
+known=$(sed -n 's/^[[:space:]]*\(menu\)\{0,1\}config[[:space:]]\{1,\}\([A-Z0-9_]*\).*/CONFIG_\2/p' \
+	"${kconfigs[@]}" | sort -u)
 # A promptless option that nothing in this tree selects cannot be set
 # (BLK_CLAT on the patch that adds it, before its users select it).
 # shellcheck disable=SC2016 # awk's own $2
-promptless=$(find "$TREE" -name 'Kconfig*' -not -path '*/.git/*' -print0 |
-	xargs -0 awk '/^[[:space:]]*config[[:space:]]/ { name = $2; next }
-		name != "" && NF { if ($0 ~ /^[[:space:]]*(bool|tristate)[[:space:]]*$/) print "CONFIG_" name; name = "" }' |
-	sort -u)
-selected=$(find "$TREE" -name 'Kconfig*' -not -path '*/.git/*' -print0 |
-	xargs -0 sed -n 's/^[[:space:]]*select[[:space:]]\{1,\}\([A-Z0-9_]*\).*/CONFIG_\1/p' | sort -u)
-unsettable=$(comm -23 <(echo "$promptless") <(echo "$selected"))
-known=$(comm -23 <(echo "$known") <(echo "$unsettable"))
+promptless=$(awk '/^[[:space:]]*config[[:space:]]/ { name = $2; next }
+	name != "" && NF { if ($0 ~ /^[[:space:]]*(bool|tristate)[[:space:]]*$/) print "CONFIG_" name; name = "" }' \
+	"${kconfigs[@]}" | sort -u)
+selected=$(sed -n 's/^[[:space:]]*select[[:space:]]\{1,\}\([A-Z0-9_]*\).*/CONFIG_\1/p' \
+	"${kconfigs[@]}" | sort -u)
+known=$(comm -23 <(echo "$known") <(comm -23 <(echo "$promptless") <(echo "$selected")))
 bad=$(sed -n -e 's/^\(CONFIG_[A-Z0-9_]*\)=\(.*\)/\1 \2/p' \
 	-e 's/^# \(CONFIG_[A-Z0-9_]*\) is not set/\1 n/p' "${frags[@]}" |
 	awk '{ v[$1] = $2 } END { for (k in v) print k, v[k] }' |
