@@ -51,6 +51,12 @@ static int nvme_lat_nth(int start, int j, int nr)
 	return start + j < nr ? start + j : start + j - nr;
 }
 
+/* A measured estimate sets the band; a silent path's bound does not */
+static bool nvme_lat_sets_band(const struct nvme_lat_path *p)
+{
+	return p->lat_ns && !p->silent;
+}
+
 /* Latency of one more I/O on a path, if its latency grows with its load. */
 static u64 nvme_lat_load_ns(const struct nvme_lat_path *p)
 {
@@ -106,7 +112,7 @@ VISIBLE_IF_KUNIT int nvme_lat_choose(const struct nvme_lat_path *p, int nr,
 			min_lat = U32_MAX;
 			probe = -1;
 		}
-		if (p[i].lat_ns && !p[i].silent)
+		if (nvme_lat_sets_band(&p[i]))
 			min_lat = min(min_lat, p[i].lat_ns);
 		if (p[i].probe && probe < 0)
 			probe = i;
@@ -269,8 +275,8 @@ static bool nvme_lat_outside_band(const struct nvme_lat_path *p, int nr, int i,
 	int j;
 
 	for (j = 0; j < nr; j++)
-		if (j != i && p[j].tier == p[i].tier && p[j].lat_ns &&
-		    !p[j].silent)
+		if (j != i && p[j].tier == p[i].tier &&
+		    nvme_lat_sets_band(&p[j]))
 			min_lat = min(min_lat, p[j].lat_ns);
 	return p[i].lat_ns && min_lat != U32_MAX &&
 	       p[i].lat_ns > nvme_lat_band(min_lat, band_x1024);
