@@ -478,6 +478,20 @@ nvlat_path_ios() {
 	awk '{ print $1 + $5 }' "/sys/block/$d/stat"
 }
 
+# nvlat_head_ios: completed reads + writes of the namespace head.
+nvlat_head_ios() { awk '{ print $1 + $5 }' "/sys/block/$NVLAT_HEAD/stat"; }
+
+# nvlat_io_started SECONDS: wait until the head ends more I/O than when
+# called; use it after starting fio in the background and before a sleep
+# that assumes I/O: on the instruction clock the guest clock jumps over
+# fio's start (a page read from the host's 9p share).
+nvlat_io_started() {
+	local n0
+	n0=$(nvlat_head_ios) || return
+	nvlat_wait "$1" nvlat_head_ios_above "$n0"
+}
+nvlat_head_ios_above() { [ "$(nvlat_head_ios)" -gt "$1" ]; }
+
 # nvlat_ios_snapshot: "ID IOS" for every path.
 nvlat_ios_snapshot() {
 	local id

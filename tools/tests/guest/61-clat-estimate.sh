@@ -25,9 +25,14 @@ nvlat_wait 5 nvlat_clat_attached 2 || tap_bail "no estimator"
 nvlat_fio "$tmp/f.json" --filename="/dev/$NVLAT_HEAD" --rw=randread \
 	--iodepth=2 --runtime=16 --cpus_allowed=0 &
 fio=$!
+nvlat_io_started 30 || tap_bail "fio ended no I/O in 30 s"
 
 # est ID: estimate in us (1 decimal), 0 when there is none
-est() { nvlat_clat_est_ns "$1" 2>/dev/null | awk '{ printf "%.1f\n", $1 / 1e3 }' || echo 0; }
+est() {
+	local ns
+	ns=$(nvlat_clat_est_ns "$1" 2>/dev/null) || ns=0
+	nvlat_calc "$ns / 1e3"
+}
 # watch ID SECONDS CMP US: poll every 0.1 s until est(ID) CMP US; prints
 # the time it took, fails after SECONDS
 watch() {

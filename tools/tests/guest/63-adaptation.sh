@@ -27,6 +27,7 @@ nvlat_fio "$tmp/f.json" --filename="/dev/$NVLAT_HEAD" --rw=randread --iodepth=16
 fio=$!
 nvlat_sample_ios "$tmp/samples" 14 0.1 &
 smp=$!
+nvlat_io_started 30 || tap_bail "fio ended no I/O in 30 s"
 sleep 6
 # change, never delete, a qdisc under load: a deleted one drops packets;
 # the move counts from when both changes are done (tc is slow under TCG)

@@ -30,7 +30,7 @@ if [ -n "${NVLAT_ICOUNT:-}" ]; then
 	fio --name=warm --filename=/tmp/warm --size=1m --ioengine=libaio --rw=randread \
 		--output-format=json > /dev/null 2>&1
 	rm -f /tmp/warm
-	for b in jq nvme awk sed grep tc timeout tail tee; do
+	for b in jq nvme awk sed grep tc timeout tail tee sleep mktemp mkfifo date cat tr pkill; do
 		command -v "$b" > /dev/null && "$b" --version > /dev/null 2>&1
 	done
 fi
