@@ -59,7 +59,7 @@ test: deps
 
 ## make test-placement  the placement tests on the instruction clock, as make test runs them
 test-placement: kernel
-	@$(T)/tests/guest.sh -P
+	@$(T)/tests/boot.sh -P
 
 ## make test-debug  lifetime tests and a short torture on a KASAN/lockdep/kmemleak kernel
 test-debug: tree

@@ -50,7 +50,7 @@ tree_clean() {
 # The placement tests, which judge shares, rates and estimates: the guest
 # tests that call nvlat_need_icount (tools/vm/lib.sh), by number.  They run
 # in a boot of their own, on the instruction clock with one vCPU and no
-# KUnit (PLACEMENT_BOOT, options of tools/vm/run.sh and tools/tests/guest.sh).
+# KUnit (PLACEMENT_BOOT, options of tools/vm/run.sh and tools/tests/boot.sh).
 placement_tests() {
 	grep -l '^nvlat_need_icount$' "$TOP"/tools/tests/guest/[0-9]*.sh |
 		sed 's|.*/\([0-9]*\)-[^/]*$|\1|' | paste -sd ' '

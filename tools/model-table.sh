@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # The latency path model's results as a markdown table, from the console
 # of a boot that ran the nvme-latency-model KUnit suite (make test, or
-# tools/tests/guest.sh):
+# tools/tests/boot.sh):
 #
 #   tools/model-table.sh [CONSOLE_LOG] > docs/path-model.md
 #

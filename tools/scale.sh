@@ -15,11 +15,10 @@ set -eu
 possible=${1:-16} nodes=${2:-4}
 export NVLAT_SCALE_NS=${3:-64}
 "$TOP/tools/kernel.sh"
-mkdir -p "$CACHE/runs"
-stamp=$CACHE/runs/.scale-stamp
-: > "$stamp"
+rundir=$CACHE/runs/scale-$(date +%Y%m%d-%H%M%S)
 rc=0
-"$TOP/tools/tests/guest.sh" -q -K -p "$possible" -a "numa=fake=$nodes" 78-clat-scale || rc=$?
-find "$CACHE/runs" -maxdepth 2 -path '*-guest-*/results.tap' -newer "$stamp" \
-	-exec grep -hE '^ *(not ok|# (per path|window timer|Percpu|fio|[0-9]+ namespaces))' {} + || true
+"$TOP/tools/tests/boot.sh" -q -K -p "$possible" -a "numa=fake=$nodes" -r "$rundir" \
+	78-clat-scale || rc=$?
+grep -hE '^ *(not ok|# (per path|window timer|Percpu|fio|[0-9]+ namespaces))' \
+	"$rundir/results.tap" || true
 exit "$rc"

@@ -14,4 +14,4 @@ set -eu
 out=$CACHE/build-fault
 [ $# -gt 0 ] || set -- 80
 "$TOP/tools/kernel.sh" "$out" "$TOP/tools/vm/fault.config" || die "fault-injection kernel build failed"
-exec "$TOP/tools/tests/guest.sh" -q -t 900 -k "$out/arch/x86/boot/bzImage" "$@"
+exec "$TOP/tools/tests/boot.sh" -q -t 900 -k "$out/arch/x86/boot/bzImage" "$@"

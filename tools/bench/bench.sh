@@ -3,7 +3,7 @@
 # The policy comparison behind docs/benchmarks.md: boot the test kernel
 # once and run every scenario under numa, round-robin, queue-depth, latency
 # and the oracle (only the best path usable), interleaved, for 3 rounds
-# (tools/bench/guest.sh).  The cost (overhead scenarios, 2, 4 and 8 loop
+# (tools/bench/bench-guest.sh).  The cost (overhead scenarios, 2, 4 and 8 loop
 # paths) is measured on the deterministic clock (tools/vm/run.sh -d, one
 # vCPU: guest CPU time is instructions): per round one boot of the patched
 # kernel under numa, round-robin, queue-depth and latency, and one of the
@@ -115,7 +115,7 @@ echo "$cmdline" >> "$out/command"
 } > "$out/source"
 
 # guest RUNDIR KERNEL TIMEOUT [RUN.SH OPTION...] [VAR=VALUE...]: one boot
-# running guest.sh with these settings (run.sh -e; the host's BENCH_* go
+# running bench-guest.sh with these settings (run.sh -e; the host's BENCH_* go
 # along as well).
 guest() {
 	local rd=$1 k=$2 tmo=$3 rc=0 fpid v
@@ -134,7 +134,7 @@ guest() {
 	follow "$rd/results/progress" &
 	fpid=$!
 	"$TOP/tools/vm/run.sh" -q -k "$k" -t "$tmo" -r "$rd" "${envs[@]}" -- \
-		"$TOP/tools/bench/guest.sh" || rc=$?
+		"$TOP/tools/bench/bench-guest.sh" || rc=$?
 	touch "$rd/results/progress.stop"
 	wait "$fpid" || true
 	return "$rc"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# One TSV line per bench run from the files tools/bench/guest.sh wrote:
+# One TSV line per bench run from the files tools/bench/bench-guest.sh wrote:
 #
 #   tools/bench/extract.sh RESULTS_DIR [TAG]
 #

@@ -57,7 +57,14 @@ TAP_N=0
 TAP_FAILED=0
 TAP_PLAN=
 
-tap_plan() { TAP_PLAN=$1; echo "1..$1"; }
+# As in blktests, a test sets DESCRIPTION (one line, printed after its
+# plan) and QUICK=1 if it takes under a minute (run-all.sh --quick) before
+# it sources this file.
+tap_plan() {
+	TAP_PLAN=$1
+	echo "1..$1"
+	[ -z "${DESCRIPTION:-}" ] || tap_diag "$DESCRIPTION"
+}
 tap_diag() { printf '# %s\n' "$@"; }
 
 # tap_result STATUS DESCRIPTION: ok when STATUS is 0.
@@ -105,6 +112,7 @@ tap_bail() {
 # tap_done: summary diagnostic; exit status for the test file.
 tap_done() {
 	tap_diag "$((TAP_N - TAP_FAILED)) passed, $TAP_FAILED failed"
+	[ -z "${QUICK:-}" ] || [ "$SECONDS" -le 60 ] || tap_diag "QUICK, but took $SECONDS s"
 	if [ -n "$TAP_PLAN" ] && [ "$TAP_PLAN" != "$TAP_N" ]; then
 		tap_diag "planned $TAP_PLAN tests but ran $TAP_N"
 		return 1

@@ -3,6 +3,8 @@
 # A loop path and a tcp path to the same nvmet namespace form one nvme
 # subsystem with two controllers, one multipath head and two path disks;
 # I/O through the head works and teardown removes every controller.
+DESCRIPTION="a loop and a tcp path form one multipath head with two path disks"
+QUICK=1
 set -u
 # shellcheck source-path=SCRIPTDIR source=../../vm/lib.sh
 . "$(dirname "$0")/../../vm/lib.sh"

@@ -2,6 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # iopolicy round-robin spreads a 4 KiB random-read fio run (iodepth 16)
 # over a loop path and a tcp path: each path completes 35-65% of the I/O.
+DESCRIPTION="round-robin splits 4 KiB reads 35-65% over two paths"
+QUICK=1
 set -u
 # shellcheck source-path=SCRIPTDIR source=../../vm/lib.sh
 . "$(dirname "$0")/../../vm/lib.sh"

@@ -4,6 +4,8 @@
 # netem delay on that tcp port raises the mean completion latency of a
 # 4 KiB random-read fio run (iodepth 1) by at least 4 ms, and removing the
 # delay brings it back.
+DESCRIPTION="netem delay on the only usable path shows in fio's completion latency"
+QUICK=1
 set -u
 # shellcheck source-path=SCRIPTDIR source=../../vm/lib.sh
 . "$(dirname "$0")/../../vm/lib.sh"

@@ -3,6 +3,8 @@
 # Writing an invalid string to the subsystem's iopolicy attribute fails and
 # leaves the policy unchanged (newline only, blanks, unknown names, near
 # misses, over-long strings, binary bytes); the valid names are accepted.
+DESCRIPTION="an invalid iopolicy string is refused and the policy kept"
+QUICK=1
 set -u
 # shellcheck source-path=SCRIPTDIR source=../../vm/lib.sh
 . "$(dirname "$0")/../../vm/lib.sh"

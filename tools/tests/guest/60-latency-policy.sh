@@ -9,6 +9,8 @@
 # estimate or "-" per online node) and latency_probes; they are empty
 # under the other policies, and queue_depth counts under queue-depth only,
 # as upstream.
+DESCRIPTION="latency is selectable, attaches the estimator and shows per-path attributes"
+QUICK=1
 set -u
 # shellcheck source-path=SCRIPTDIR source=../../vm/lib.sh
 . "$(dirname "$0")/../../vm/lib.sh"

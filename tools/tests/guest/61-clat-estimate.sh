@@ -9,6 +9,8 @@
 # within 60 us of its baseline within 3 s.  That path is idle under the
 # latency policy by then: only probes refresh it, about one fold of weight
 # 1/4 every 300 ms, and eight folds take the step below 60 us.
+DESCRIPTION="a path's estimate follows a 500 us delay step up and back"
+QUICK=1
 set -u
 # shellcheck source-path=SCRIPTDIR source=../../vm/lib.sh
 . "$(dirname "$0")/../../vm/lib.sh"

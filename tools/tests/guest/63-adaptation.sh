@@ -5,6 +5,8 @@
 # moves to path 1.  Under latency >= 95% of the I/O is on the new fast
 # path within 1 s of the move, and >= 99% from 1 s after it on (measured:
 # 0.1 s and 100.0%; 96.9% with every estimate read as the same).
+DESCRIPTION="latency follows a delay that moves from one path to the other"
+QUICK=1
 set -u
 # shellcheck source-path=SCRIPTDIR source=../../vm/lib.sh
 . "$(dirname "$0")/../../vm/lib.sh"

@@ -16,6 +16,8 @@
 # wait for a worker to wake), outside the policy's band, and the split
 # locked at 92/8 (queue-depth's IOPS 1.01x latency's: on a CPU-bound
 # pair of paths the split does not matter).
+DESCRIPTION="latency splits equal paths evenly"
+QUICK=1
 set -u
 # shellcheck source-path=SCRIPTDIR source=../../vm/lib.sh
 . "$(dirname "$0")/../../vm/lib.sh"

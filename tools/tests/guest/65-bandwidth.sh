@@ -11,6 +11,7 @@
 # (the guest still gets the host's time at boot and waits for 9p; which
 # of them moves the runs is not measured), so the bounds sit between the
 # spread and the fault.
+DESCRIPTION="latency uses both paths of 4:1 bandwidth for at least 90% of their sum"
 set -u
 # shellcheck source-path=SCRIPTDIR source=../../vm/lib.sh
 . "$(dirname "$0")/../../vm/lib.sh"

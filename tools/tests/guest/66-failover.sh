@@ -4,6 +4,8 @@
 # the head, the fast path's nvmet port is unlinked; I/O continues on the
 # other path without errors and verify passes; when the port is linked
 # back the path reconnects and gets I/O again.
+DESCRIPTION="verified writes continue on the other path when a port goes away"
+QUICK=1
 set -u
 # shellcheck source-path=SCRIPTDIR source=../../vm/lib.sh
 . "$(dirname "$0")/../../vm/lib.sh"

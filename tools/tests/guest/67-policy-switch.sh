@@ -4,6 +4,8 @@
 # -> latency ... every 1.5 s while fio writes (4-128 KiB) with crc32c
 # verify; no I/O errors, and the in-flight counters (latency_queue_depth)
 # are back to zero once idle.
+DESCRIPTION="policy switches every 1.5 s under verified writes"
+QUICK=1
 set -u
 # shellcheck source-path=SCRIPTDIR source=../../vm/lib.sh
 . "$(dirname "$0")/../../vm/lib.sh"

@@ -3,6 +3,8 @@
 # ANA under latency: with the fast (loop) path non-optimized, I/O goes to
 # the optimized tcp path although it is slower; with the fast path
 # inaccessible it is never used; back to optimized it takes the I/O again.
+DESCRIPTION="latency keeps to ANA optimized paths and follows ANA changes"
+QUICK=1
 set -u
 # shellcheck source-path=SCRIPTDIR source=../../vm/lib.sh
 . "$(dirname "$0")/../../vm/lib.sh"

@@ -5,6 +5,8 @@
 # value as it was; values in range are taken.  Reading the files of a path
 # that is being removed, while I/O runs, does not oops; reset empties the
 # estimates.
+DESCRIPTION="the estimator's debugfs tunables refuse bad values"
+QUICK=1
 set -u
 # shellcheck source-path=SCRIPTDIR source=../../vm/lib.sh
 . "$(dirname "$0")/../../vm/lib.sh"

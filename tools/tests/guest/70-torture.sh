@@ -4,5 +4,6 @@
 # of path loss and return, ANA changes, resets, policy switches, netem and
 # tunable changes and namespace removal under fio verify.  make torture
 # runs the long one.
+export DESCRIPTION="path loss, ANA, resets, policy switches and netem at random"
 set -u
 exec bash "$(dirname "$0")/torture.sh" -d "${NVLAT_TORTURE_SECONDS:-45}"

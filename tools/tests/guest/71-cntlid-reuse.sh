@@ -10,6 +10,8 @@
 # works or is refused for that reason only, leaves nothing behind, and
 # works once the other controller is live again, with both paths carrying
 # verified I/O afterwards.
+DESCRIPTION="base kernel: a connect during another controller's reconnect"
+QUICK=1
 set -u
 # shellcheck source-path=SCRIPTDIR source=../../vm/lib.sh
 . "$(dirname "$0")/../../vm/lib.sh"

@@ -9,6 +9,7 @@
 # that submitted the I/O (fixed by patch 1).  Here all I/O goes to path 1
 # (numa) while its port is unlinked and relinked over and over; every
 # writer must survive.  Without the fix a writer died in each of 3 runs.
+DESCRIPTION="base kernel: no SIGPIPE to writers when a tcp path goes away"
 set -u
 # shellcheck source-path=SCRIPTDIR source=../../vm/lib.sh
 . "$(dirname "$0")/../../vm/lib.sh"

@@ -16,6 +16,7 @@
 # netem's), so nothing pulls it back.
 #
 # One vCPU and a round trip: see 64-symmetric.sh.
+DESCRIPTION="equal paths stay near 50/50 over time under latency"
 set -u
 # shellcheck source-path=SCRIPTDIR source=../../vm/lib.sh
 . "$(dirname "$0")/../../vm/lib.sh"

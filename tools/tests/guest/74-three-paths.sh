@@ -5,6 +5,8 @@
 # without.  4 KiB randread at iodepth 8 under latency puts >= 99% of the
 # I/O on path 3 (measured 100.0%; 82.6% with every estimate read as the
 # same).
+DESCRIPTION="latency finds the one fast path of three connected last"
+QUICK=1
 set -u
 # shellcheck source-path=SCRIPTDIR source=../../vm/lib.sh
 . "$(dirname "$0")/../../vm/lib.sh"

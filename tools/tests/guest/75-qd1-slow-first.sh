@@ -6,6 +6,7 @@
 # which at iodepth 1 is always path 1 (shown for the record); latency puts
 # >= 99% of the I/O on path 2, for random reads and for random writes with
 # an fsync after each, and reads at >= 20x queue-depth's IOPS.
+DESCRIPTION="at iodepth 1 latency leaves the slow path connected first"
 set -u
 # shellcheck source-path=SCRIPTDIR source=../../vm/lib.sh
 . "$(dirname "$0")/../../vm/lib.sh"

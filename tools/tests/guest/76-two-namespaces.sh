@@ -13,6 +13,8 @@
 # A round trip on path 1: without one, on one CPU namespace 1's requests
 # had completed whenever namespace 2 submitted, and queue-depth too kept
 # namespace 2 on path 1 (100%).
+DESCRIPTION="two namespaces share paths: each keeps to its faster path"
+QUICK=1
 set -u
 # shellcheck source-path=SCRIPTDIR source=../../vm/lib.sh
 . "$(dirname "$0")/../../vm/lib.sh"

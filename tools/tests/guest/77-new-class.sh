@@ -7,6 +7,8 @@
 # path 1 gets 500 us more round trip, and the 64 KiB writes follow to
 # path 2 (>= 99% of them over 4 s, 6 s after the change; measured
 # 99.993%, 87.9% with every estimate read as the same).
+DESCRIPTION="a new I/O size class gets estimates and follows the fast path"
+QUICK=1
 set -u
 # shellcheck source-path=SCRIPTDIR source=../../vm/lib.sh
 . "$(dirname "$0")/../../vm/lib.sh"

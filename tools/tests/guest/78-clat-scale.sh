@@ -10,6 +10,7 @@
 # window is read from debugfs (fold_ns_mean), with fio on one CPU and then
 # on two: the difference is the cost of one more CPU that completes I/O.
 # tools/scale.sh runs this with 16 possible CPUs and 4 fake NUMA nodes.
+DESCRIPTION="estimator footprint and timer cost on many namespaces"
 set -u
 # shellcheck source-path=SCRIPTDIR source=../../vm/lib.sh
 . "$(dirname "$0")/../../vm/lib.sh"

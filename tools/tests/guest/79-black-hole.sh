@@ -10,6 +10,8 @@
 # (no estimator) and then under latency (detach, then attach to the
 # black-holed path); each ANA change and the removal must show on the host
 # within 2 s plus the time the same step took under queue-depth.
+DESCRIPTION="a black-holed path does not hold I/O under any policy"
+QUICK=1
 set -u
 # shellcheck source-path=SCRIPTDIR source=../../vm/lib.sh
 . "$(dirname "$0")/../../vm/lib.sh"

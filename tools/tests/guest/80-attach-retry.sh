@@ -7,6 +7,8 @@
 # it, and the policy must then read and probe both paths.  Needs a kernel
 # with FAILSLAB and FAULT_INJECTION_STACKTRACE_FILTER: make test-fault runs
 # it on the fault-injection kernel (tools/test-fault.sh); elsewhere it skips.
+DESCRIPTION="a failed estimator attach is shown and retried (fault kernel)"
+QUICK=1
 set -u
 # shellcheck source-path=SCRIPTDIR source=../../vm/lib.sh
 . "$(dirname "$0")/../../vm/lib.sh"

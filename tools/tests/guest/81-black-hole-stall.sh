@@ -19,6 +19,7 @@
 # second of the hole, not only its probes (the hole, priced at its silence,
 # must not keep a path without an estimate out).  The per-second
 # completions go to the TAP diagnostics.
+DESCRIPTION="a black-holed path does not swallow the queue under latency"
 set -u
 # shellcheck source-path=SCRIPTDIR source=../../vm/lib.sh
 . "$(dirname "$0")/../../vm/lib.sh"

@@ -7,6 +7,8 @@
 # estimator (debugfs win_nsec) at once, and again after the estimators are
 # re-attached (a policy switch away and back) and on a path connected
 # later.  latency_read_us of a path follows a delay added to it.
+DESCRIPTION="latency_window_us and latency_band_pct per subsystem"
+QUICK=1
 set -u
 # shellcheck source-path=SCRIPTDIR source=../../vm/lib.sh
 . "$(dirname "$0")/../../vm/lib.sh"

@@ -6,6 +6,8 @@
 # per bucket folded (path disk, node, direction, size class, window mean,
 # new estimate, samples).  Enabled, they fire with their fields filled;
 # disabled, they write nothing.  trace-cmd, where installed, reads them.
+DESCRIPTION="the nvme_lat_select and nvme_lat_fold trace events"
+QUICK=1
 set -u
 # shellcheck source-path=SCRIPTDIR source=../../vm/lib.sh
 . "$(dirname "$0")/../../vm/lib.sh"

@@ -5,6 +5,8 @@
 # under the real systemd-udevd (Debian's udev package); nvme-cli's
 # list-subsys and show-topology still work under it (Debian 12's nvme-cli
 # 2.3 prints no iopolicy, under any policy).
+DESCRIPTION="a udev rule selects latency and a window by model number"
+QUICK=1
 set -u
 # shellcheck source-path=SCRIPTDIR source=../../vm/lib.sh
 . "$(dirname "$0")/../../vm/lib.sh"

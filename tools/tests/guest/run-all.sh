@@ -3,7 +3,8 @@
 # Run the guest tests (NN-*.sh next to this file) in order inside the test
 # VM and aggregate their TAP output as subtests.
 #
-#   run-all.sh [TEST...]       # only these tests, each named by its number
+#   run-all.sh [--kmemleak] [--quick] [TEST...]
+#                              # TESTs: only these, each named by its number
 #                              # (60) or its whole name (60-latency-policy)
 #
 # NVLAT_SKIP: test numbers (NN) not to run here, e.g. the placement tests
@@ -38,17 +39,24 @@ tap=$logs/results.tap
 : > "$tap"
 
 # --kmemleak: after the tests, scan for leaks (debug kernels); a leak is
-# reported on the console, where the host's scan finds it
+# reported on the console, where the host's scan finds it.  --quick: only
+# the tests marked QUICK=1.
 kmemleak=
-if [ "${1:-}" = --kmemleak ]; then
-	kmemleak=1
+quick=
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--kmemleak) kmemleak=1 ;;
+	--quick) quick=1 ;;
+	*) break ;;
+	esac
 	shift
-fi
+done
 
 tests=()
 for t in "$dir"/[0-9][0-9]-*.sh; do
 	n=$(basename "$t" .sh)
 	case " ${NVLAT_SKIP:-} " in *" ${n%%-*} "*) continue ;; esac
+	[ -z "$quick" ] || grep -q '^QUICK=1$' "$t" || continue
 	if [ $# -gt 0 ]; then
 		m=
 		for p in "$@"; do

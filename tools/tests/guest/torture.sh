@@ -220,7 +220,8 @@ repair() {
 		[ -z "${hole[$id]}" ] || { hole_end "$id"; return; }
 	done
 	for id in 1 2 3; do
-		[ -z "${gone[$id]}" ] && [ "${ana[$id]}" = inaccessible ] || continue
+		[ -z "${gone[$id]}" ] || continue
+		[ "${ana[$id]}" = inaccessible ] || continue
 		ana_set "$id" optimized
 		return
 	done
