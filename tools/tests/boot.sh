@@ -71,7 +71,13 @@ else
 	echo "not ok - console clean (no BUG/WARNING/lockdep)"
 	sed 's/^/# /' "$rundir/scan.log"
 fi
-[ "$rc" = 0 ] || [ "$f" -gt 0 ] || { f=$((f + 1)); echo "not ok - guest run ended badly (exit $rc)"; }
+if [ -z "$summary" ]; then
+	f=$((f + 1))
+	echo "not ok - the guest wrote no summary (exit $rc)"
+elif [ "$rc" != 0 ] && [ "$f" = 0 ]; then
+	f=1
+	echo "not ok - guest run ended badly (exit $rc)"
+fi
 step "guest tests: ${summary:-no summary from the guest} (exit $rc; results in $rundir)"
 echo "$p passed, $f failed"
 [ "$f" = 0 ]
