@@ -293,41 +293,6 @@ static void blk_clat_test_idle_gap(struct kunit *test)
 }
 
 /*
- * A window after an idle stop whose requests took longer than the window
- * was not preceded by an idle queue: nothing ended while they waited.  It
- * measures the in-flight count over their mean latency, at most over the
- * time since the stop.  A serial link that ends a 128 KiB read every
- * 175 ms with 4 queued ends requests of 700 ms, too sparse for every
- * window to see one.
- */
-static void blk_clat_test_busy_gap(struct kunit *test)
-{
-	struct blk_clat *clat = blk_clat_alloc();
-	struct blk_clat_estimate est;
-	int node = cpu_to_node(0);
-	u64 t = WIN_NS;
-
-	KUNIT_ASSERT_NOT_NULL(test, clat);
-	/* the first window: 700 ms of one request's latency in 50 ms, 14 */
-	blk_clat_add_sample(clat, 0, false, SZ_128K, 700 * NSEC_PER_MSEC);
-	KUNIT_EXPECT_TRUE(test, blk_clat_fold(clat, t, INITIAL_JIFFIES + 13));
-	blk_clat_read(clat, node, false, SZ_128K, INITIAL_JIFFIES + 13, &est);
-	KUNIT_EXPECT_EQ(test, est.inflight_mean, 14U << 10);
-	/* nothing ends for a window: the timer stops */
-	t += WIN_NS;
-	KUNIT_EXPECT_FALSE(test, blk_clat_fold(clat, t, INITIAL_JIFFIES + 26));
-	/* 125 ms later the next 700 ms request ends: 4 over the 175 ms gap */
-	t += 125 * NSEC_PER_MSEC;
-	blk_clat_add_sample(clat, 0, false, SZ_128K, 700 * NSEC_PER_MSEC);
-	t += WIN_NS;
-	KUNIT_EXPECT_TRUE(test, blk_clat_fold(clat, t, INITIAL_JIFFIES + 57));
-	blk_clat_read(clat, node, false, SZ_128K, INITIAL_JIFFIES + 57, &est);
-	/* 14 + (4 - 14) / 4 */
-	KUNIT_EXPECT_EQ(test, est.inflight_mean, 11776U);
-	blk_clat_free(clat);
-}
-
-/*
  * Samples count for the node of the CPU that submitted them, wherever they
  * complete, and one window takes every CPU's samples, once.
  */
@@ -496,7 +461,6 @@ static struct kunit_case blk_clat_test_cases[] = {
 	KUNIT_CASE(blk_clat_test_attach_lifecycle),
 	KUNIT_CASE(blk_clat_test_tunables),
 	KUNIT_CASE(blk_clat_test_idle_gap),
-	KUNIT_CASE(blk_clat_test_busy_gap),
 	{}
 };
 

@@ -393,21 +393,19 @@ static void blk_clat_fold_bucket(struct blk_clat *clat, unsigned int i,
  * estimate per request in flight from that; ->lock held.
  */
 static void blk_clat_fold_inflight(struct blk_clat *clat, u64 busy_ns,
-				   u64 nr, u64 now_ns, u64 win_ns, u32 weight)
+				   u64 now_ns, u64 win_ns, u32 weight,
+				   bool active)
 {
 	u64 elapsed_ns = now_ns - clat->window_start_ns;
-	bool active = nr;
 	unsigned int i;
 	u32 inflight;
 
 	/*
 	 * After an idle stop the timer was restarted by the first completion
-	 * of this window.  Its requests were in flight for the window, or for
-	 * their mean latency if that is longer, but not before the stop.
+	 * of this window: the gap before it was no part of the measurement.
 	 */
 	if (clat->idle)
-		elapsed_ns = min(elapsed_ns,
-				 max(win_ns, blk_clat_mean_ns(busy_ns, nr)));
+		elapsed_ns = min(elapsed_ns, win_ns);
 	inflight = blk_clat_inflight_mean(busy_ns, elapsed_ns);
 	if (active)
 		WRITE_ONCE(clat->inflight, clat->inflight ?
@@ -440,21 +438,22 @@ static void blk_clat_fold_inflight(struct blk_clat *clat, u64 busy_ns,
 VISIBLE_IF_KUNIT bool blk_clat_fold(struct blk_clat *clat, u64 now_ns,
 				    unsigned long now)
 {
-	u64 win_ns, nr, busy_ns = 0;
+	u64 win_ns, busy_ns = 0;
 	unsigned int i;
 	u32 weight;
+	bool active;
 
 	spin_lock_bh(&clat->lock);
 	win_ns = clat->tun[BLK_CLAT_WIN_NSEC];
 	weight = clat->tun[BLK_CLAT_EWMA_WEIGHT];
-	nr = blk_clat_collect(clat, &busy_ns);
+	active = blk_clat_collect(clat, &busy_ns) != 0;
 	for (i = 0; i < clat->nr_buckets; i++)
 		if (clat->bucket[i].pending_nr >= clat->tun[BLK_CLAT_MIN_SAMPLES])
 			blk_clat_fold_bucket(clat, i, now_ns, now, win_ns,
 					     weight);
-	blk_clat_fold_inflight(clat, busy_ns, nr, now_ns, win_ns, weight);
+	blk_clat_fold_inflight(clat, busy_ns, now_ns, win_ns, weight, active);
 	spin_unlock_bh(&clat->lock);
-	return nr;
+	return active;
 }
 EXPORT_SYMBOL_IF_KUNIT(blk_clat_fold);
 
