@@ -22,6 +22,10 @@ step() {
 	printf '[%4ss] %s\n' "$(($(date +%s) - START_S))" "$*"
 }
 
+# pass_fail LINE: "P F" from a line "P passed, F failed" (the last line of
+# make test, boot.sh and run-all.sh); nothing for any other line.
+pass_fail() { sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' <<< "$1"; }
+
 need() {
 	local t
 	for t in "$@"; do

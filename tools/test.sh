@@ -88,8 +88,7 @@ guest_tests() {
 	local gsum gp gf
 	sed 's/^/    /' "$2/results.tap" 2>/dev/null
 	gsum=$(tail -n 1 "$3")
-	gp=$(sed -n 's/^\([0-9]*\) passed, [0-9]* failed$/\1/p' <<< "$gsum")
-	gf=$(sed -n 's/^[0-9]* passed, \([0-9]*\) failed$/\1/p' <<< "$gsum")
+	read -r gp gf <<< "$(pass_fail "$gsum")"
 	if [ -z "$gp" ]; then
 		result "$1" 1 "the boot gave no counts, see $3 and $2"
 		return

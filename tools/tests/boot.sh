@@ -60,8 +60,7 @@ echo "$rc" > "$rundir/run-status"
 
 sed -n '/^\(ok\|not ok\) /p' "$rundir/results.tap" 2>/dev/null || true
 summary=$(cat "$rundir/summary" 2>/dev/null) || summary=
-p=$(sed -n 's/^\([0-9]*\) passed.*/\1/p' <<< "$summary")
-f=$(sed -n 's/.* \([0-9]*\) failed.*/\1/p' <<< "$summary")
+read -r p f <<< "$(pass_fail "$summary")"
 p=${p:-0} f=${f:-0}
 if "$TOP/tools/vm/scan-console.sh" "${scan[@]}" "$rundir/console.log" > "$rundir/scan.log" 2>&1; then
 	p=$((p + 1))

@@ -479,15 +479,18 @@ nvlat_iopolicy_has() {
 
 # --- per-path I/O counts ------------------------------------------------------
 
+# nvlat_disk_ios DISK: completed reads + writes of a block device.
+nvlat_disk_ios() { awk '{ print $1 + $5 }' "/sys/block/$1/stat"; }
+
 # nvlat_path_ios ID: completed reads + writes of the path disk of port ID.
 nvlat_path_ios() {
 	local d
 	d=$(nvlat_path_disk "$1") || return
-	awk '{ print $1 + $5 }' "/sys/block/$d/stat"
+	nvlat_disk_ios "$d"
 }
 
 # nvlat_head_ios: completed reads + writes of the namespace head.
-nvlat_head_ios() { awk '{ print $1 + $5 }' "/sys/block/$NVLAT_HEAD/stat"; }
+nvlat_head_ios() { nvlat_disk_ios "$NVLAT_HEAD"; }
 
 # nvlat_io_started SECONDS: wait until the head ends more I/O than when
 # called; use it after starting fio in the background and before a sleep
