@@ -269,7 +269,7 @@ static void blk_clat_test_idle_gap(struct kunit *test)
 	for (i = 0; i < 10; i++)
 		blk_clat_add_sample(clat, 0, false, SZ_4K, 1280 * NSEC_PER_USEC);
 	t += WIN_NS;
-	KUNIT_EXPECT_TRUE(test, blk_clat_fold(clat, t, INITIAL_JIFFIES + 13));
+	KUNIT_EXPECT_TRUE(test, blk_clat_fold(clat, t, INITIAL_JIFFIES + 13, false));
 	blk_clat_read(clat, node, false, SZ_4K, INITIAL_JIFFIES + 13, &est);
 	KUNIT_EXPECT_EQ(test, est.lat_ns, (u32)(1280 * NSEC_PER_USEC));
 	KUNIT_EXPECT_EQ(test, est.inflight_mean, 262U);
@@ -277,18 +277,47 @@ static void blk_clat_test_idle_gap(struct kunit *test)
 
 	/* idle: the timer stops; 10 s later the same load again */
 	t += WIN_NS;
-	KUNIT_EXPECT_FALSE(test, blk_clat_fold(clat, t, INITIAL_JIFFIES + 26));
+	KUNIT_EXPECT_FALSE(test, blk_clat_fold(clat, t, INITIAL_JIFFIES + 26, false));
 	t += 10 * NSEC_PER_SEC;
 	for (i = 0; i < 10; i++)
 		blk_clat_add_sample(clat, 0, false, SZ_4K, 1280 * NSEC_PER_USEC);
 	t += WIN_NS;
-	KUNIT_EXPECT_TRUE(test, blk_clat_fold(clat, t, INITIAL_JIFFIES + 2539));
+	KUNIT_EXPECT_TRUE(test, blk_clat_fold(clat, t, INITIAL_JIFFIES + 2539, false));
 	blk_clat_read(clat, node, false, SZ_4K, INITIAL_JIFFIES + 2539, &est);
 	KUNIT_EXPECT_EQ(test, est.inflight_mean, 262U);
 	/* stale from the caller's clock: 4 windows after the last fold */
 	blk_clat_read(clat, node, false, SZ_4K, INITIAL_JIFFIES + 2539 +
 		      STALE_WINDOWS * est.win_jiffies + 1, &est);
 	KUNIT_EXPECT_TRUE(test, est.stale);
+	blk_clat_free(clat);
+}
+
+/*
+ * Requests that take longer than a window: four in flight all the time, of
+ * 700 ms each, end one every 175 ms, so most windows see none.  Measured
+ * window by window, each completion counted 700 ms over 50 ms, 14 in flight.
+ */
+static void blk_clat_test_busy_long(struct kunit *test)
+{
+	struct blk_clat *clat = blk_clat_alloc();
+	struct blk_clat_estimate est;
+	int w, node = cpu_to_node(0);
+	u64 t, ends = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, clat);
+	for (w = 1; w <= 40; w++) {
+		t = w * WIN_NS;
+		for (; (ends + 1) * 175 * NSEC_PER_MSEC <= t; ends++)
+			blk_clat_add_sample(clat, 0, false, SZ_128K,
+					    700 * NSEC_PER_MSEC);
+		/* requests in flight: the timer runs on */
+		KUNIT_EXPECT_TRUE(test, blk_clat_fold(clat, t,
+						      INITIAL_JIFFIES + 13 * w,
+						      true));
+	}
+	blk_clat_read(clat, node, false, SZ_128K, INITIAL_JIFFIES + 520, &est);
+	KUNIT_EXPECT_GE(test, est.inflight_mean, 3U << 10);
+	KUNIT_EXPECT_LE(test, est.inflight_mean, 5U << 10);
 	blk_clat_free(clat);
 }
 
@@ -326,7 +355,7 @@ static void blk_clat_test_cpu_node(struct kunit *test)
 		if (++n == 256)
 			break;
 	}
-	KUNIT_EXPECT_TRUE(test, blk_clat_fold(clat, WIN_NS, INITIAL_JIFFIES + 13));
+	KUNIT_EXPECT_TRUE(test, blk_clat_fold(clat, WIN_NS, INITIAL_JIFFIES + 13, false));
 	for (node = 0; node < nr_node_ids; node++) {
 		blk_clat_read(clat, node, true, SZ_16K, INITIAL_JIFFIES + 13, &est);
 		KUNIT_EXPECT_EQ(test, est.lat_ns,
@@ -339,7 +368,7 @@ static void blk_clat_test_cpu_node(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, est.lat_ns, 0U);
 	}
 	/* all taken: the next window is idle */
-	KUNIT_EXPECT_FALSE(test, blk_clat_fold(clat, 2 * WIN_NS, INITIAL_JIFFIES + 26));
+	KUNIT_EXPECT_FALSE(test, blk_clat_fold(clat, 2 * WIN_NS, INITIAL_JIFFIES + 26, false));
 	blk_clat_free(clat);
 }
 
@@ -358,7 +387,7 @@ static void blk_clat_test_sample_word(struct kunit *test)
 	 */
 	for (i = 0; i <= BLK_MQ_MAX_DEPTH; i++)
 		blk_clat_add_sample(clat, 0, false, SZ_4K, 60 * NSEC_PER_SEC);
-	KUNIT_EXPECT_TRUE(test, blk_clat_fold(clat, WIN_NS, INITIAL_JIFFIES + 13));
+	KUNIT_EXPECT_TRUE(test, blk_clat_fold(clat, WIN_NS, INITIAL_JIFFIES + 13, false));
 	blk_clat_read(clat, node, false, SZ_4K, INITIAL_JIFFIES + 13, &est);
 	KUNIT_EXPECT_EQ(test, est.lat_ns, (u32)BLK_CLAT_MAX_SAMPLE_NS);
 	/*
@@ -375,7 +404,7 @@ static void blk_clat_test_sample_word(struct kunit *test)
 	/* a zero latency is a sample of 1 ns, not a missing one */
 	for (i = 0; i < 1000; i++)
 		blk_clat_add_sample(clat, 0, true, SZ_4K, 0);
-	KUNIT_EXPECT_TRUE(test, blk_clat_fold(clat, 2 * WIN_NS, INITIAL_JIFFIES + 26));
+	KUNIT_EXPECT_TRUE(test, blk_clat_fold(clat, 2 * WIN_NS, INITIAL_JIFFIES + 26, false));
 	blk_clat_read(clat, node, true, SZ_4K, INITIAL_JIFFIES + 26, &est);
 	KUNIT_EXPECT_EQ(test, est.lat_ns, 1U);
 	blk_clat_free(clat);
@@ -461,6 +490,7 @@ static struct kunit_case blk_clat_test_cases[] = {
 	KUNIT_CASE(blk_clat_test_attach_lifecycle),
 	KUNIT_CASE(blk_clat_test_tunables),
 	KUNIT_CASE(blk_clat_test_idle_gap),
+	KUNIT_CASE(blk_clat_test_busy_long),
 	{}
 };
 

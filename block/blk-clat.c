@@ -24,14 +24,16 @@
  * samples folds their mean into its EWMA; a bucket with fewer keeps them for
  * the next window.  The old value's weight decays with the number of windows
  * since the bucket's last fold, so a path that was idle for a while is
- * dominated by its first new measurements.  The timer stops when the queue is
- * idle and the next completion restarts it.
+ * dominated by its first new measurements.  The timer stops when a window
+ * saw no completion and the queue holds no request, and the next completion
+ * restarts it.
  *
  * Staleness: a bucket not folded for stale_windows windows is reported stale
  * and the selector sends probes to it, paced in time.
  *
- * Load: the window's summed latencies divided by its length is the mean
- * number of requests in flight (Little's law).  Readers get the estimate
+ * Load: the summed latencies of the requests that completed in a window,
+ * divided by the time since the last window that had completions, is the
+ * mean number of requests in flight (Little's law).  Readers get the estimate
  * divided by (that mean + 1) too, so that they can scale the estimate to the
  * queue's current in-flight count without dividing per I/O.
  */
@@ -389,17 +391,25 @@ static void blk_clat_fold_bucket(struct blk_clat *clat, unsigned int i,
 }
 
 /*
- * The window's mean number of requests in flight into the queue's, and each
- * estimate per request in flight from that; ->lock held.
+ * The mean number of requests in flight into the queue's, and each estimate
+ * per request in flight from that; ->lock held.  A window without
+ * completions while requests are in flight extends the measurement to the
+ * next one with completions, so that a queue whose requests take longer
+ * than a window is measured over the time they took.
  */
 static void blk_clat_fold_inflight(struct blk_clat *clat, u64 busy_ns,
 				   u64 now_ns, u64 win_ns, u32 weight,
-				   bool active)
+				   bool active, bool busy)
 {
 	u64 elapsed_ns = now_ns - clat->window_start_ns;
 	unsigned int i;
 	u32 inflight;
 
+	if (!active) {
+		/* idle: the next completion restarts the timer */
+		clat->idle = !busy;
+		return;
+	}
 	/*
 	 * After an idle stop the timer was restarted by the first completion
 	 * of this window: the gap before it was no part of the measurement.
@@ -407,12 +417,11 @@ static void blk_clat_fold_inflight(struct blk_clat *clat, u64 busy_ns,
 	if (clat->idle)
 		elapsed_ns = min(elapsed_ns, win_ns);
 	inflight = blk_clat_inflight_mean(busy_ns, elapsed_ns);
-	if (active)
-		WRITE_ONCE(clat->inflight, clat->inflight ?
-			   blk_clat_ewma_fold(clat->inflight, inflight, weight, 1) :
-			   inflight);
+	WRITE_ONCE(clat->inflight, clat->inflight ?
+		   blk_clat_ewma_fold(clat->inflight, inflight, weight, 1) :
+		   inflight);
 	clat->window_start_ns = now_ns;
-	clat->idle = !active;
+	clat->idle = false;
 
 	for (i = 0; i < clat->nr_buckets; i++) {
 		struct blk_clat_bucket *b = &clat->bucket[i];
@@ -429,14 +438,15 @@ static void blk_clat_fold_inflight(struct blk_clat *clat, u64 busy_ns,
  * @clat: the estimator
  * @now_ns: the time, ktime_get_ns()
  * @now: the time in jiffies
+ * @busy: requests are in flight on the queue
  *
  * Context: the window timer, or a test; takes ->lock.
  *
- * Return: true if any request completed since the last call, false if the
- * queue was idle and the timer may stop.
+ * Return: true if any request completed since the last call or @busy,
+ * false if the queue was idle and the timer may stop.
  */
 VISIBLE_IF_KUNIT bool blk_clat_fold(struct blk_clat *clat, u64 now_ns,
-				    unsigned long now)
+				    unsigned long now, bool busy)
 {
 	u64 win_ns, busy_ns = 0;
 	unsigned int i;
@@ -451,9 +461,10 @@ VISIBLE_IF_KUNIT bool blk_clat_fold(struct blk_clat *clat, u64 now_ns,
 		if (clat->bucket[i].pending_nr >= clat->tun[BLK_CLAT_MIN_SAMPLES])
 			blk_clat_fold_bucket(clat, i, now_ns, now, win_ns,
 					     weight);
-	blk_clat_fold_inflight(clat, busy_ns, now_ns, win_ns, weight, active);
+	blk_clat_fold_inflight(clat, busy_ns, now_ns, win_ns, weight, active,
+			       busy);
 	spin_unlock_bh(&clat->lock);
-	return active;
+	return active || busy;
 }
 EXPORT_SYMBOL_IF_KUNIT(blk_clat_fold);
 
@@ -461,7 +472,12 @@ static void blk_clat_timer_fn(struct timer_list *t)
 {
 	struct blk_clat *clat = timer_container_of(clat, t, timer);
 	u64 start_ns = ktime_get_ns(), cost_ns;
-	bool active = blk_clat_fold(clat, start_ns, jiffies);
+	bool busy, active;
+
+	/* only a window without completions needs to look for requests */
+	busy = cpumask_empty(clat->active) &&
+	       blk_mq_queue_inflight(clat->rqos.disk->queue);
+	active = blk_clat_fold(clat, start_ns, jiffies, busy);
 
 	/* the timer never runs concurrently with itself */
 	cost_ns = ktime_get_ns() - start_ns;
@@ -469,7 +485,7 @@ static void blk_clat_timer_fn(struct timer_list *t)
 	clat->fold_ns_sum += cost_ns;
 	clat->fold_ns_max = max(clat->fold_ns_max, cost_ns);
 
-	/* idle: the next completion restarts the timer */
+	/* idle, nothing in flight: the next completion restarts the timer */
 	if (active)
 		mod_timer(&clat->timer, jiffies + READ_ONCE(clat->win_jiffies));
 }

@@ -69,7 +69,8 @@ struct blk_clat *blk_clat_alloc(void);
 void blk_clat_free(struct blk_clat *clat);
 void blk_clat_add_sample(struct blk_clat *clat, int cpu, bool write,
 			 u64 bytes, u64 lat_ns);
-bool blk_clat_fold(struct blk_clat *clat, u64 now_ns, unsigned long now);
+bool blk_clat_fold(struct blk_clat *clat, u64 now_ns, unsigned long now,
+		   bool busy);
 #endif
 #else
 static inline struct blk_clat *blk_clat_attach(struct gendisk *disk)

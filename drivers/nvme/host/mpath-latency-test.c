@@ -515,7 +515,8 @@ static void model_fold(struct model *m)
 			next = &m->next_fold_ns[ns][i];
 			while (*next && *next <= m->now_ns) {
 				if (blk_clat_fold(m->clat[ns][i], *next,
-						  model_jiffies(*next)))
+						  model_jiffies(*next),
+						  m->inflight[ns][i] != 0))
 					*next += MODEL_WIN_NS;
 				else
 					*next = 0;	/* idle: timer stops */
