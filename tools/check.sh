@@ -106,10 +106,16 @@ check_checkpatch() {
 	done
 }
 
+# w1_make ARGS...: make ARGS in the work tree's "on" build, with W=1 and sparse
+w1_make() {
+	PATH=$SPARSE_PATH${SPARSE_PATH:+:}$PATH make -s -C "$SRC" O="$ON" CC="ccache gcc" \
+		HOSTCC="ccache gcc" -j"$(($(nproc) + 1))" W=1 ${SPARSE_C:+"$SPARSE_C"} "$@"
+}
+
 # build_at REV DIR: bzImage at REV (on and off), then W=1 C=2 on the touched
 # objects; logs and warnings into DIR
 build_at() {
-	local rev=$1 dir=$2 objs f rc=0
+	local rev=$1 dir=$2 objs alone f rc=0
 	mkdir -p "$dir"
 	src_at "$rev"
 	KSRC=$SRC "$TOP/tools/kernel.sh" "$ON" > "$dir/on.log" 2>&1 || rc=1
@@ -126,15 +132,14 @@ build_at() {
 		elif [ "${f#block/blk-clat}" != "$f" ]; then
 			alone="$alone ${f%.c}.o"
 			echo "# $(git -C "$TREE" log -1 --format=%h "$rev"): $f is not built in this configuration yet: compiled alone with CONFIG_BLK_CLAT forced"
+		else
+			echo "# $(git -C "$TREE" log -1 --format=%h "$rev"): $f is not built in this configuration yet"
 		fi
 	done
 	# shellcheck disable=SC2086
-	PATH=$SPARSE_PATH${SPARSE_PATH:+:}$PATH make -s -C "$SRC" O="$ON" CC="ccache gcc" HOSTCC="ccache gcc" \
-		-j"$(($(nproc) + 1))" W=1 $SPARSE_C $objs > "$dir/w1.log" 2>&1 || rc=1
+	w1_make $objs > "$dir/w1.log" 2>&1 || rc=1
 	# shellcheck disable=SC2086
-	[ -z "$alone" ] || PATH=$SPARSE_PATH${SPARSE_PATH:+:}$PATH make -s -C "$SRC" O="$ON" \
-		CC="ccache gcc" HOSTCC="ccache gcc" KCFLAGS=-DCONFIG_BLK_CLAT=1 \
-		W=1 $SPARSE_C $alone >> "$dir/w1.log" 2>&1 || rc=1
+	[ -z "$alone" ] || w1_make KCFLAGS=-DCONFIG_BLK_CLAT=1 $alone >> "$dir/w1.log" 2>&1 || rc=1
 	warnings "$dir/w1.log" > "$dir/w1.txt"
 	cat "$dir/on.log" "$dir/off.log" | { grep -E 'warning:|error:' || true; } > "$dir/build-warnings.txt"
 	return "$rc"
