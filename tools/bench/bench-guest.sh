@@ -27,11 +27,26 @@ rt=${BENCH_RUNTIME:-8}
 ramp=${BENCH_RAMP:-1}
 shift_s=${BENCH_SHIFT:-10}
 # (BENCH_SCENARIOS empty: all)
-scen_list=${BENCH_SCENARIOS:-symmetric asym2 asym20 asym20-first fabric shifting bwlimit mixed bssplit qd1-slow-first qd1-write qd1-fsync three-paths two-namespaces tiobench overhead}
+scen_list=${BENCH_SCENARIOS:-symmetric asym2 asym20 asym20-first fabric shifting bwlimit mixed bssplit qd1-slow-first qd1-write qd1-fsync three-paths four-paths eight-paths two-namespaces tiobench overhead}
 want=${BENCH_POLICIES:-numa round-robin queue-depth latency oracle}
 mkdir -p "$out"
 progress() { echo "$*" >> "$out/progress"; echo "# $*"; }
 fail() { progress "FAILED: $*"; exit 1; }
+
+# Delays.  On the instruction clock (run.sh -d) a loop path takes about
+# 12 us and a tcp path about 40 us per 4 KiB read, as NVMe-oF hardware
+# does, so the delays are a fabric's: 50 us (a path through another
+# switch), 250 us, 1 ms and 2 ms (a congested or distant link), and links
+# of 200 and 50 Mbit/s.  On TCG's real-time clock a 4 KiB I/O takes about
+# 1.3 ms, so the delays are 10 to 20 times longer (1 ms, 2.5 ms, 10 ms; 5
+# ms for qd1) and the links slower (24 and 6 Mbit/s).
+if [ -n "${NVLAT_ICOUNT:-}" ]; then
+	clock=instructions
+	d_near=50us d_mid=250us d_far=1ms d_qd1=2ms bw_fast=200mbit bw_slow=50mbit
+else
+	clock=real-time
+	d_near=1ms d_mid=2500us d_far=10ms d_qd1=5ms bw_fast=24mbit bw_slow=6mbit
+fi
 
 # 4 KiB random read, two jobs pinned one per CPU, 16 in flight in all
 rr4k=(--name=nvlat --group_reporting --rw=randread --bs=4k --numjobs=2
@@ -48,46 +63,46 @@ scen_setup() {
 	slow=2 nsid=1 args=("${rr4k[@]}")
 	case "$1" in
 	symmetric) nvlat_setup tcp tcp ;;
-	asym2) nvlat_setup tcp tcp && nvlat_netem_set "$p2" delay 1ms ;;
-	asym20) nvlat_setup tcp tcp && nvlat_netem_set "$p2" delay 10ms ;;
-	asym20-first) slow=1; nvlat_setup tcp tcp && nvlat_netem_set "$p1" delay 10ms ;;
-	fabric) nvlat_setup loop tcp && nvlat_netem_set "$p2" delay 1ms ;;
+	asym2) nvlat_setup tcp tcp && nvlat_netem_set "$p2" delay "$d_near" ;;
+	asym20) nvlat_setup tcp tcp && nvlat_netem_set "$p2" delay "$d_far" ;;
+	asym20-first) slow=1; nvlat_setup tcp tcp && nvlat_netem_set "$p1" delay "$d_far" ;;
+	fabric) nvlat_setup loop tcp && nvlat_netem_set "$p2" delay "$d_near" ;;
 	shifting)
 		# both qdiscs exist before the run: a move is two quick changes
 		nvlat_setup tcp tcp && nvlat_netem_set "$p1" delay 0ms &&
-			nvlat_netem_set "$p2" delay 2500us ;;
+			nvlat_netem_set "$p2" delay "$d_mid" ;;
 	bwlimit)
 		args=(--name=nvlat --rw=read --bs=128k --iodepth=16)
-		nvlat_setup tcp tcp && nvlat_netem_set "$p1" rate 24mbit &&
-			nvlat_netem_set "$p2" rate 6mbit ;;
+		nvlat_setup tcp tcp && nvlat_netem_set "$p1" rate "$bw_fast" &&
+			nvlat_netem_set "$p2" rate "$bw_slow" ;;
 	mixed)
 		# two jobs, reported apart (no group_reporting)
 		args=(--name=small --cpus_allowed=0 --rw=randread --bs=4k --iodepth=8
 			--name=large --cpus_allowed=1 --rw=read --bs=128k --iodepth=8)
-		nvlat_setup loop tcp && nvlat_netem_set "$p2" delay 1ms ;;
+		nvlat_setup loop tcp && nvlat_netem_set "$p2" delay "$d_near" ;;
 	bssplit)
 		# sizes from 4 KiB to 512 KiB at once, as reviewers asked
 		args=(--name=nvlat --group_reporting --rw=randread
 			--bssplit=4k/40:16k/20:64k/20:128k/10:512k/10 --numjobs=2
 			"--cpus_allowed=0,1" --cpus_allowed_policy=split --iodepth=8)
-		nvlat_setup tcp tcp && nvlat_netem_set "$p2" delay 1ms ;;
+		nvlat_setup tcp tcp && nvlat_netem_set "$p2" delay "$d_near" ;;
 	qd1-slow-first)
 		# one request at a time; queue-depth always takes path 1
 		slow=1 args=(--name=nvlat --rw=randread --bs=4k --iodepth=1)
-		nvlat_setup tcp loop && nvlat_netem_set "$p1" delay 5ms ;;
+		nvlat_setup tcp loop && nvlat_netem_set "$p1" delay "$d_qd1" ;;
 	qd1-write)
 		slow=1 args=(--name=nvlat --rw=randwrite --bs=4k --iodepth=1)
-		nvlat_setup tcp loop && nvlat_netem_set "$p1" delay 5ms ;;
+		nvlat_setup tcp loop && nvlat_netem_set "$p1" delay "$d_qd1" ;;
 	qd1-fsync)
 		# a log writer: every 4 KiB write followed by a flush
 		slow=1 args=(--name=nvlat --rw=write --bs=4k --iodepth=1 --fsync=1)
-		nvlat_setup tcp loop && nvlat_netem_set "$p1" delay 5ms ;;
+		nvlat_setup tcp loop && nvlat_netem_set "$p1" delay "$d_qd1" ;;
 	two-namespaces)
 		# namespace 1 (ANA group 1, inaccessible on path 2) keeps
 		# controller 1 busy; namespace 2 (group 2, optimized on both)
 		# reads one request at a time and is what is measured
 		nsid=2
-		nvlat_setup tcp tcp && nvlat_netem_set "$p2" delay 2500us &&
+		nvlat_setup tcp tcp && nvlat_netem_set "$p2" delay "$d_mid" &&
 			nvlat_ns2_add "$out/ns2.img" && nvlat_ana_set 2 inaccessible || return
 		args=(--name=load "--filename=/dev/$NVLAT_HEAD" --rw=randread --bs=4k --iodepth=4
 			--name=nvlat "--filename=/dev/$(nvlat_ns_head 2)" --rw=randread
@@ -100,8 +115,26 @@ scen_setup() {
 		args=(--group_reporting "$top/tools/tiobench.fio") ;;
 	three-paths)
 		slow="1 2"
-		nvlat_setup tcp tcp tcp && nvlat_netem_set "$p1" delay 2500us &&
-			nvlat_netem_set "$p2" delay 2500us ;;
+		nvlat_setup tcp tcp tcp && nvlat_netem_set "$p1" delay "$d_mid" &&
+			nvlat_netem_set "$p2" delay "$d_mid" ;;
+	four-paths)
+		# one fast path and three slower by 50 us, 250 us and 1 ms (ten
+		# times that in real time)
+		slow="2 3 4"
+		nvlat_setup tcp tcp tcp tcp &&
+			nvlat_netem_set "$p2" delay "$d_near" &&
+			nvlat_netem_set "$(nvlat_tcp_port 3)" delay "$d_mid" &&
+			nvlat_netem_set "$(nvlat_tcp_port 4)" delay "$d_far" ;;
+	eight-paths)
+		# two fast paths, and pairs slower by 50 us, 250 us and 1 ms; the
+		# oracle keeps the two fast ones
+		local i d
+		slow="3 4 5 6 7 8"
+		nvlat_setup tcp tcp tcp tcp tcp tcp tcp tcp || return
+		for i in 3 4 5 6 7 8; do
+			case "$i" in 3 | 4) d=$d_near ;; 5 | 6) d=$d_mid ;; *) d=$d_far ;; esac
+			nvlat_netem_set "$(nvlat_tcp_port "$i")" delay "$d" || return
+		done ;;
 	overhead | overhead4 | overhead8)
 		# one job per CPU, on 2 (overhead), 4 or 8 loop paths
 		local n=${1#overhead} paths=()
@@ -190,16 +223,16 @@ policy_off() {
 
 
 
-# shifting_batches: $out/move1.tc moves the +5 ms from path 2 to path 1,
+# shifting_batches: $out/move1.tc moves the delay (d_mid) from path 2 to path 1,
 # move2.tc back.
 shifting_batches() {
 	local b1 b2
 	b1=$(nvlat_netem_band "$(nvlat_tcp_port 1)") || return
 	b2=$(nvlat_netem_band "$(nvlat_tcp_port 2)") || return
 	printf 'qdisc change dev lo parent 1:%s handle %s: netem delay %s\n' \
-		"$b1" $((b1 + 100)) 2500us "$b2" $((b2 + 100)) 0ms > "$out/move1.tc"
+		"$b1" $((b1 + 100)) "$d_mid" "$b2" $((b2 + 100)) 0ms > "$out/move1.tc"
 	printf 'qdisc change dev lo parent 1:%s handle %s: netem delay %s\n' \
-		"$b2" $((b2 + 100)) 2500us "$b1" $((b1 + 100)) 0ms > "$out/move2.tc"
+		"$b2" $((b2 + 100)) "$d_mid" "$b1" $((b1 + 100)) 0ms > "$out/move2.tc"
 }
 
 # shifting_moves T0_US BASE POLICY: move the delay at shift_s and 2 * shift_s
@@ -257,7 +290,7 @@ run_one() { # run_one SCEN ROUND POLICY
 	wait "$fio" || rc=1
 	snap >> "$base.stat"
 	policy_off "$3" || fail "$1: cannot leave $3"
-	# shifting ends as it started: +5 ms on path 2 (and path 2 inaccessible
+	# shifting ends as it started: the delay on path 2 (and path 2 inaccessible
 	# under the oracle, which policy_off undoes)
 	return "$rc"
 }
@@ -274,6 +307,13 @@ run_one() { # run_one SCEN ROUND POLICY
 	echo "runtime $rt"
 	echo "ramp $ramp"
 	echo "shift $shift_s"
+	echo "clock $clock"
+	echo "d_near $d_near"
+	echo "d_mid $d_mid"
+	echo "d_far $d_far"
+	echo "d_qd1 $d_qd1"
+	echo "bw_fast $bw_fast"
+	echo "bw_slow $bw_slow"
 } > "$out/meta"
 case "$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)" in
 *jiffies*) fail "clocksource is jiffies: latencies would come in 4 ms steps (tsc_early_khz missing from the boot line?)" ;;

@@ -1,34 +1,42 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# The policy comparison behind docs/benchmarks.md: boot the test kernel
-# once and run every scenario under numa, round-robin, queue-depth, latency
-# and the oracle (only the best path usable), interleaved, for 3 rounds
-# (tools/bench/bench-guest.sh).  The cost (overhead scenarios, 2, 4 and 8 loop
-# paths) is measured on the deterministic clock (tools/vm/run.sh -d, one
-# vCPU: guest CPU time is instructions): per round one boot of the patched
-# kernel under numa, round-robin, queue-depth and latency, and one of the
-# unpatched base kernel under numa (2 paths).  Then tools/bench/report.sh writes
-# docs/benchmarks.md and its plots.
+# The policy comparison behind docs/benchmarks.md.  Placement: boot the
+# test kernel on the instruction clock (tools/vm/run.sh -d, two vCPUs),
+# where a loop path takes about 12 us and netem delays are those of
+# fabrics (50 us to 2 ms), and run every scenario under numa, round-robin,
+# queue-depth, latency and the oracle (only the best path usable),
+# interleaved (tools/bench/bench-guest.sh); 3 boots, whose spread is the
+# spread of every figure.  The cost (overhead scenarios, 2, 4 and 8 loop
+# paths) is measured on the same clock with one vCPU (guest CPU time is
+# instructions): per boot one run of the patched kernel under numa,
+# round-robin, queue-depth and latency, one of the distribution-like
+# patched kernel, and one of the unpatched base kernel under numa (2
+# paths).  Then tools/bench/report.sh writes docs/benchmarks.md and its
+# plots.
 #
-#   tools/bench/bench.sh [--quick] [--rounds N] [--runtime S] [--scenarios 'A B']
+#   tools/bench/bench.sh [--quick] [--boots N] [--rounds N] [--runtime S]
+#                        [--scenarios 'A B'] [--realtime]
 #                        [--kernel BZIMAGE] [--cost-kernel BZIMAGE]
 #                        [--base-kernel BZIMAGE|none] [--distro-kernel BZIMAGE|none]
-#                        [--icount] [--no-docs] [--out DIR]
+#                        [--no-docs] [--out DIR]
 #
-# --quick: 1 round, 4 s runs, shifting in 5 s steps.  --kernel: the patched
-# kernel to test (default: the one 'make kernel' built).  --cost-kernel: the
-# patched kernel of the cost boots (default: built into $CACHE/build-cost
-# from the same tree with tools/vm/cost.config, the test kernel's config
-# with -O2 and without KUnit, as production kernels are built; the base kernel is built
-# the same way).  --scenarios: a subset
-# (for development; its report goes to the results dir, not docs/; no cost
-# boots unless the subset names overhead).  --base-kernel: the unpatched kernel
-# for the cost comparison (default: tools/bench/base-kernel.sh builds it with
-# tools/vm/cost.config; none with --quick).  --distro-kernel: the patched
-# cost kernel configured as distributions configure the block layer (wbt
-# on, tools/vm/cost-distro.config; default: built into
-# $CACHE/build-cost-distro; none with --quick).  --icount: the main boot on the deterministic clock as well
-# (to compare the rankings of the two clocks).
+# --quick: 1 boot, 2 s runs, shifting in 3 s steps, no base or
+# distribution-like kernel.  --boots: boots of each kind (3).  --rounds:
+# rounds per placement boot (1: on this clock one round is as good as
+# many).  --realtime: one more placement boot on TCG's real-time clock,
+# with delays ten times longer (a 4 KiB I/O takes about 1.3 ms there), as
+# a cross-check of the rankings.  --kernel: the patched kernel to test
+# (default: the one 'make kernel' built).  --cost-kernel: the patched
+# kernel of the cost boots (default: built into $CACHE/build-cost from the
+# same tree with tools/vm/cost.config, the test kernel's config with -O2
+# and without KUnit, as production kernels are built; the base kernel is
+# built the same way).  --scenarios: a subset (for development; its report
+# goes to the results dir, not docs/; no cost boots unless the subset
+# names overhead).  --base-kernel: the unpatched kernel for the cost
+# comparison (default: tools/bench/base-kernel.sh builds it with
+# tools/vm/cost.config).  --distro-kernel: the patched cost kernel
+# configured as distributions configure the block layer (wbt on,
+# tools/vm/cost-distro.config; default: built into $CACHE/build-cost-distro).
 # Results (every fio JSON) stay in $CACHE/bench/<timestamp> unless --out.
 set -eu
 # shellcheck source-path=SCRIPTDIR source=../common.sh
@@ -41,16 +49,17 @@ usage() {
 	exit 2
 }
 
-rounds=3 runtime=8 shift_s=10 base=auto docs=1 out='' quick='' scens='' icount='' ckernel=''
+boots=3 rounds=1 runtime=3 shift_s=4 base=auto docs=1 out='' quick='' scens='' realtime='' ckernel=''
 distro=auto
 kernel=$BUILD/arch/x86/boot/bzImage
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--quick) quick=1 rounds=1 runtime=4 shift_s=5 base=none distro=none ;;
+	--quick) quick=1 boots=1 rounds=1 runtime=2 shift_s=3 base=none distro=none ;;
+	--boots) boots=${2:?}; shift ;;
 	--rounds) rounds=${2:?}; shift ;;
 	--runtime) runtime=${2:?}; shift ;;
 	--scenarios) scens=${2:?}; shift ;;
-	--icount) icount=1 ;;
+	--realtime) realtime=1 ;;
 	--kernel) kernel=${2:?}; shift ;;
 	--cost-kernel) ckernel=${2:?}; shift ;;
 	--base-kernel) base=${2:?}; shift ;;
@@ -97,9 +106,9 @@ cp -p "$kernel" "$out/bzImage"
 given=$kernel
 kernel=$out/bzImage
 [ -z "$cost" ] || cp -p "$ckernel" "$out/bzImage-cost"
-cmdline="tools/bench/bench.sh${quick:+ --quick} --rounds $rounds --runtime $runtime"
+cmdline="tools/bench/bench.sh${quick:+ --quick} --boots $boots --rounds $rounds --runtime $runtime"
 [ -z "$scens" ] || cmdline="$cmdline --scenarios $(printf %q "$scens")"
-[ -z "$icount" ] || cmdline="$cmdline --icount"
+[ -z "$realtime" ] || cmdline="$cmdline --realtime"
 [ "$given" = "$BUILD/arch/x86/boot/bzImage" ] || cmdline="$cmdline --kernel $given"
 [ -z "$base" ] || cmdline="$cmdline --base-kernel $base"
 [ -z "$distro" ] || cmdline="$cmdline --distro-kernel $distro"
@@ -140,46 +149,88 @@ guest() {
 	return "$rc"
 }
 
+# merge DIR BOOTDIR...: the boots' results as the rounds of one set, in
+# DIR/results, for report.sh: round r of boot b becomes round
+# (b - 1) * rounds + r
+merge() {
+	local dest=$1/results first=$2 b r k=0 d s f
+	shift
+	rm -rf "$dest"
+	mkdir -p "$dest"
+	for b in "$@"; do
+		for r in $(seq "$rounds"); do
+			k=$((k + 1))
+			for d in "$b"/results/*/; do
+				s=$(basename "$d")
+				[ -f "$d/policies" ] || continue
+				mkdir -p "$dest/$s"
+				for f in "$d"/*; do
+					case "${f##*/}" in
+					r"$r"-*) cp -p "$f" "$dest/$s/r$k-${f##*/r"$r"-}" ;;
+					r[0-9]*) ;;
+					*) [ -e "$dest/$s/${f##*/}" ] || cp -p "$f" "$dest/$s/" ;;
+					esac
+				done
+			done
+		done
+	done
+	sed "s/^rounds .*/rounds $k/" "$first/results/meta" > "$dest/meta"
+	printf '%s\n' "$@" > "$dest/boots"
+}
+
 all="symmetric asym2 asym20 asym20-first fabric shifting bwlimit mixed bssplit"
-all="$all qd1-slow-first qd1-write qd1-fsync three-paths two-namespaces tiobench"
+all="$all qd1-slow-first qd1-write qd1-fsync three-paths four-paths eight-paths"
+all="$all two-namespaces tiobench"
 main_scens=$(tr ' ' '\n' <<< "${scens:-$all}" | grep -vx overhead | tr '\n' ' ' || true)
-# one run is about runtime + ramp + 4 s; shifting 3 * shift_s longer
+# one run is about runtime + ramp + 3 s of guest time, and a guest second
+# takes about 4 host seconds on this clock; shifting 3 * shift_s longer
 n=$(wc -w <<< "$main_scens")
-est=$(((n * 5 * (runtime + 5) + 5 * (3 * shift_s + 3)) * rounds + 30 * n + 60))
-# a cost boot: 4 runs, about 3 host seconds per guest second with -icount
+est=$((((n * 5 * (runtime + 4) + 5 * (3 * shift_s + 3)) * rounds + 10 * n + 30) * 4 * boots))
+# a cost boot: 12 runs, about 3 host seconds per guest second
 cost_est=$((3 * (12 * (runtime + 5) + 100)))
 nk=3
 [ -n "$distro" ] || nk=2
-[ -z "$cost" ] || est=$((est + rounds * cost_est * nk * 3 / 4))
-step "bench: $rounds round(s), ${runtime}s runs, expect about $((est / 60)) min; results in $out"
+[ -z "$cost" ] || est=$((est + boots * cost_est * nk * 3 / 4))
+[ -z "$realtime" ] || est=$((est + n * 5 * 13 + 300))
+step "bench: $boots boot(s), ${runtime}s runs, expect about $((est / 60)) min; results in $out"
 if [ -n "$main_scens" ]; then
-	tmo=$((est * 2 + 300))
-	[ -z "$icount" ] || tmo=$((tmo * 4))
-	guest "$out/main" "$kernel" "$tmo" ${icount:+-d} BENCH_SCENARIOS="$main_scens" ||
-		die "guest run failed; see $out/main/console.log"
-	grep -qx latency "$out"/main/results/*/policies 2>/dev/null ||
+	tmo=$((est * 2 + 600))
+	for b in $(seq "$boots"); do
+		step "placement (-icount, 2 vCPUs), boot $b of $boots"
+		guest "$out/main/$b" "$kernel" "$tmo" -d BENCH_SCENARIOS="$main_scens" ||
+			die "guest run failed; see $out/main/$b/console.log"
+	done
+	grep -qx latency "$out"/main/1/results/*/policies 2>/dev/null ||
 		die "the test kernel does not offer the latency iopolicy (rebuilt by 'make check'? run 'make kernel')"
+	mapfile -t bdirs < <(seq -f "$out/main/%g" "$boots")
+	merge "$out/main" "${bdirs[@]}"
+	if [ -n "$realtime" ]; then
+		step "placement, real-time cross-check (TCG real-time clock), 1 boot"
+		guest "$out/realtime" "$kernel" "$tmo" BENCH_SCENARIOS="$main_scens" \
+			BENCH_ROUNDS=1 BENCH_RUNTIME=8 BENCH_SHIFT=10 ||
+			die "guest run failed; see $out/realtime/console.log"
+	fi
 fi
 if [ -n "$cost" ]; then
 	# deterministic clock, one vCPU; boot-to-boot variation is part of the
 	# spread: per round a boot of each kernel
 	[ -z "$base" ] || cp -p "$base" "$out/bzImage-base"
 	[ -z "$distro" ] || cp -p "$distro" "$out/bzImage-distro"
-	for r in $(seq "$rounds"); do
-		step "cost (-icount, 1 vCPU), patched kernel, boot $r of $rounds"
+	for r in $(seq "$boots"); do
+		step "cost (-icount, 1 vCPU), patched kernel, boot $r of $boots"
 		guest "$out/patched/$r" "$out/bzImage-cost" $((cost_est * 3)) -d -c1 BENCH_ROUNDS=1 \
 			BENCH_SCENARIOS="overhead overhead4 overhead8" \
 			BENCH_POLICIES="numa round-robin queue-depth latency" ||
 			die "patched kernel run failed; see $out/patched/$r/console.log"
 		if [ -n "$distro" ]; then
-			step "cost (-icount, 1 vCPU), distribution-like patched kernel, boot $r of $rounds"
+			step "cost (-icount, 1 vCPU), distribution-like patched kernel, boot $r of $boots"
 			guest "$out/distro/$r" "$out/bzImage-distro" $((cost_est * 3)) -d -c1 BENCH_ROUNDS=1 \
 				BENCH_SCENARIOS="overhead overhead4 overhead8" \
 				BENCH_POLICIES="numa round-robin queue-depth latency" ||
 				die "distribution-like kernel run failed; see $out/distro/$r/console.log"
 		fi
 		[ -n "$base" ] || continue
-		step "cost (-icount, 1 vCPU), base kernel, boot $r of $rounds"
+		step "cost (-icount, 1 vCPU), base kernel, boot $r of $boots"
 		guest "$out/base/$r" "$out/bzImage-base" $((cost_est * 3)) -d -c1 BENCH_ROUNDS=1 \
 			BENCH_SCENARIOS=overhead BENCH_POLICIES=numa ||
 			die "base kernel run failed; see $out/base/$r/console.log"

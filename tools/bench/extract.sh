@@ -7,7 +7,7 @@
 # Columns: scenario round policy iops mib p50 p99 p99.9 cpu_us share1
 # share2 bshare1 bshare2 large_mib large_p50 large_p99 large_p99.9 t90_1
 # t90_2 errors cpu_ns.  Latencies are fio `lat` (submission + completion)
-# in ms, of reads, or of writes in a job without reads; cpu_us is fio's
+# in us, of reads, or of writes in a job without reads; cpu_us is fio's
 # usr + sys CPU time per I/O; cpu_ns is the guest's CPU time per I/O in
 # the run's .win window (all CPUs, busy = elapsed - idle; under -icount
 # with one vCPU that is instructions per I/O); share = % of completed I/Os
@@ -28,7 +28,7 @@ ncpu=$(awk '$1 == "nproc" { print $2 }' "$res/meta")
 # fio_fields JSON: iops mib p50 p99 p99.9 cpu_us lmib lp50 lp99 lp999 errors
 fio_fields() {
 	fio_json "$1" | jq -r '
-		def pct($p): ((.lat_ns.percentile[$p] // 0) / 1e6);
+		def pct($p): ((.lat_ns.percentile[$p] // 0) / 1e3);
 		def lat: [pct("50.000000"), pct("99.000000"), pct("99.900000")];
 		def cpu($j): [$j[] | .usr_cpu + .sys_cpu] | add;
 		def dir: if .read.total_ios > 0 then .read else .write end;
