@@ -14,14 +14,16 @@
 # paths).  Then tools/bench/report.sh writes docs/benchmarks.md and its
 # plots.
 #
-#   tools/bench/bench.sh [--quick] [--boots N] [--rounds N] [--runtime S]
-#                        [--scenarios 'A B'] [--realtime]
+#   tools/bench/bench.sh [--quick] [--boots N] [--parallel N] [--rounds N]
+#                        [--runtime S] [--scenarios 'A B'] [--realtime]
 #                        [--kernel BZIMAGE] [--cost-kernel BZIMAGE]
 #                        [--base-kernel BZIMAGE|none] [--distro-kernel BZIMAGE|none]
 #                        [--no-docs] [--out DIR]
 #
 # --quick: 1 boot, 2 s runs, shifting in 3 s steps, no base or
-# distribution-like kernel.  --boots: boots of each kind (3).  --rounds:
+# distribution-like kernel.  --boots: boots of each kind (3).  --parallel:
+# boots at once (1; 2 on the 2-CPU bench host halves the time, and the
+# instruction clock keeps host load out of the figures).  --rounds:
 # rounds per placement boot (1: on this clock one round is as good as
 # many).  --realtime: one more placement boot on TCG's real-time clock,
 # with delays ten times longer (a 4 KiB I/O takes about 1.3 ms there), as
@@ -49,13 +51,14 @@ usage() {
 	exit 2
 }
 
-boots=3 rounds=1 runtime=3 shift_s=4 base=auto docs=1 out='' quick='' scens='' realtime='' ckernel=''
+boots=3 parallel=1 rounds=1 runtime=3 shift_s=4 base=auto docs=1 out='' quick='' scens='' realtime='' ckernel=''
 distro=auto
 kernel=$BUILD/arch/x86/boot/bzImage
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick) quick=1 boots=1 rounds=1 runtime=2 shift_s=3 base=none distro=none ;;
 	--boots) boots=${2:?}; shift ;;
+	--parallel) parallel=${2:?}; shift ;;
 	--rounds) rounds=${2:?}; shift ;;
 	--runtime) runtime=${2:?}; shift ;;
 	--scenarios) scens=${2:?}; shift ;;
@@ -185,31 +188,33 @@ main_scens=$(tr ' ' '\n' <<< "${scens:-$all}" | grep -vx overhead | tr '\n' ' ' 
 # one run is about runtime + ramp + 3 s of guest time, and a guest second
 # takes about 4 host seconds on this clock; shifting 3 * shift_s longer
 n=$(wc -w <<< "$main_scens")
-est=$((((n * 5 * (runtime + 4) + 5 * (3 * shift_s + 3)) * rounds + 10 * n + 30) * 4 * boots))
+est=$((((n * 5 * (runtime + 4) + 5 * (3 * shift_s + 3)) * rounds + 10 * n + 30) * 4 * boots / parallel))
 # a cost boot: 12 runs, about 3 host seconds per guest second
 cost_est=$((3 * (12 * (runtime + 5) + 100)))
 nk=3
 [ -n "$distro" ] || nk=2
-[ -z "$cost" ] || est=$((est + boots * cost_est * nk * 3 / 4))
+[ -z "$cost" ] || est=$((est + boots * cost_est * nk * 3 / 4 / parallel))
 [ -z "$realtime" ] || est=$((est + n * 5 * 13 + 300))
 step "bench: $boots boot(s), ${runtime}s runs, expect about $((est / 60)) min; results in $out"
+# boot DESC DIR KERNEL TIMEOUT [ARG...]: a guest() boot in the background,
+# at most $parallel at once; a failed one is listed in $out/failed.  On the
+# instruction clock boots side by side measure what they measure alone.
+boot() {
+	local desc=$1 dir=$2
+	shift 2
+	while [ "$(jobs -rp | wc -l)" -ge "$parallel" ]; do
+		wait -n || true
+	done
+	step "$desc"
+	(guest "$dir" "$@" || echo "$desc: see $dir/console.log" >> "$out/failed") &
+}
+rm -f "$out/failed"
 if [ -n "$main_scens" ]; then
 	tmo=$((est * 2 + 600))
 	for b in $(seq "$boots"); do
-		step "placement (-icount, 2 vCPUs), boot $b of $boots"
-		guest "$out/main/$b" "$kernel" "$tmo" -d BENCH_SCENARIOS="$main_scens" ||
-			die "guest run failed; see $out/main/$b/console.log"
+		boot "placement (-icount, 2 vCPUs), boot $b of $boots" "$out/main/$b" \
+			"$kernel" "$tmo" -d BENCH_SCENARIOS="$main_scens"
 	done
-	grep -qx latency "$out"/main/1/results/*/policies 2>/dev/null ||
-		die "the test kernel does not offer the latency iopolicy (rebuilt by 'make check'? run 'make kernel')"
-	mapfile -t bdirs < <(seq -f "$out/main/%g" "$boots")
-	merge "$out/main" "${bdirs[@]}"
-	if [ -n "$realtime" ]; then
-		step "placement, real-time cross-check (TCG real-time clock), 1 boot"
-		guest "$out/realtime" "$kernel" "$tmo" BENCH_SCENARIOS="$main_scens" \
-			BENCH_ROUNDS=1 BENCH_RUNTIME=8 BENCH_SHIFT=10 ||
-			die "guest run failed; see $out/realtime/console.log"
-	fi
 fi
 if [ -n "$cost" ]; then
 	# deterministic clock, one vCPU; boot-to-boot variation is part of the
@@ -217,24 +222,35 @@ if [ -n "$cost" ]; then
 	[ -z "$base" ] || cp -p "$base" "$out/bzImage-base"
 	[ -z "$distro" ] || cp -p "$distro" "$out/bzImage-distro"
 	for r in $(seq "$boots"); do
-		step "cost (-icount, 1 vCPU), patched kernel, boot $r of $boots"
-		guest "$out/patched/$r" "$out/bzImage-cost" $((cost_est * 3)) -d -c1 BENCH_ROUNDS=1 \
+		boot "cost (-icount, 1 vCPU), patched kernel, boot $r of $boots" "$out/patched/$r" \
+			"$out/bzImage-cost" $((cost_est * 3)) -d -c1 BENCH_ROUNDS=1 \
 			BENCH_SCENARIOS="overhead overhead4 overhead8" \
-			BENCH_POLICIES="numa round-robin queue-depth latency" ||
-			die "patched kernel run failed; see $out/patched/$r/console.log"
-		if [ -n "$distro" ]; then
-			step "cost (-icount, 1 vCPU), distribution-like patched kernel, boot $r of $boots"
-			guest "$out/distro/$r" "$out/bzImage-distro" $((cost_est * 3)) -d -c1 BENCH_ROUNDS=1 \
+			BENCH_POLICIES="numa round-robin queue-depth latency"
+		[ -z "$distro" ] ||
+			boot "cost (-icount, 1 vCPU), distribution-like patched kernel, boot $r of $boots" \
+				"$out/distro/$r" "$out/bzImage-distro" $((cost_est * 3)) -d -c1 BENCH_ROUNDS=1 \
 				BENCH_SCENARIOS="overhead overhead4 overhead8" \
-				BENCH_POLICIES="numa round-robin queue-depth latency" ||
-				die "distribution-like kernel run failed; see $out/distro/$r/console.log"
-		fi
-		[ -n "$base" ] || continue
-		step "cost (-icount, 1 vCPU), base kernel, boot $r of $boots"
-		guest "$out/base/$r" "$out/bzImage-base" $((cost_est * 3)) -d -c1 BENCH_ROUNDS=1 \
-			BENCH_SCENARIOS=overhead BENCH_POLICIES=numa ||
-			die "base kernel run failed; see $out/base/$r/console.log"
+				BENCH_POLICIES="numa round-robin queue-depth latency"
+		[ -z "$base" ] ||
+			boot "cost (-icount, 1 vCPU), base kernel, boot $r of $boots" "$out/base/$r" \
+				"$out/bzImage-base" $((cost_est * 3)) -d -c1 BENCH_ROUNDS=1 \
+				BENCH_SCENARIOS=overhead BENCH_POLICIES=numa
 	done
+fi
+wait
+[ ! -s "$out/failed" ] || die "guest runs failed: $(paste -sd ';' "$out/failed")"
+if [ -n "$main_scens" ]; then
+	grep -qx latency "$out"/main/1/results/*/policies 2>/dev/null ||
+		die "the test kernel does not offer the latency iopolicy (rebuilt by 'make check'? run 'make kernel')"
+	mapfile -t bdirs < <(seq -f "$out/main/%g" "$boots")
+	merge "$out/main" "${bdirs[@]}"
+	if [ -n "$realtime" ]; then
+		# alone: real time is what host load moves
+		step "placement, real-time cross-check (TCG real-time clock), 1 boot"
+		guest "$out/realtime" "$kernel" "$tmo" BENCH_SCENARIOS="$main_scens" \
+			BENCH_ROUNDS=1 BENCH_RUNTIME=8 BENCH_SHIFT=10 ||
+			die "guest run failed; see $out/realtime/console.log"
+	fi
 fi
 if [ -n "$docs" ] && [ -n "$scens" ]; then
 	# a subset does not replace the repository's report
