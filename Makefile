@@ -80,11 +80,11 @@ torture: tree
 demo: kernel
 	@$(T)/demo.sh
 
-## make bench       the policy comparison behind docs/benchmarks.md
+## make bench       the policy comparison behind docs/benchmarks.md (instruction clock, real-time cross-check)
 bench: kernel
-	@$(T)/bench/bench.sh
+	@$(T)/bench/bench.sh --realtime
 
-## make bench-quick  the same, one round of short runs
+## make bench-quick  the same, one boot of short runs, no cross-check
 bench-quick: kernel
 	@$(T)/bench/bench.sh --quick
 

@@ -6,9 +6,9 @@
 # inaccessible, so only the best path is usable.
 #
 # Environment: BENCH_OUT (results dir), BENCH_ROUNDS (3), BENCH_RUNTIME (8 s),
-# BENCH_RAMP (1 s), BENCH_SHIFT (10 s between delay moves), BENCH_SCENARIOS,
-# BENCH_POLICIES.  Per run, in $BENCH_OUT/SCENARIO/: rROUND-POLICY.json
-# (fio), .stat (per path "IOS SECTORS" before, then after), .win (two
+# BENCH_RAMP (1 s), BENCH_SHIFT (10 s between delay moves), BENCH_IODEPTH
+# (per job of the 4 KiB scenarios), BENCH_SCENARIOS, BENCH_POLICIES.  Per
+# run, in $BENCH_OUT/SCENARIO/: rROUND-POLICY.json (fio), .stat (per path "IOS SECTORS" before, then after), .win (two
 # "TIME_US IDLE_CS IOS" lines inside the run, 1 s after the ramp and about
 # 1 s before the end, counted from the first I/O: the clock, the CPUs'
 # summed idle time from /proc/uptime
@@ -43,14 +43,23 @@ fail() { progress "FAILED: $*"; exit 1; }
 if [ -n "${NVLAT_ICOUNT:-}" ]; then
 	clock=instructions
 	d_near=50us d_mid=250us d_far=1ms d_qd1=2ms bw_fast=200mbit bw_slow=50mbit
+	qd=2
 else
 	clock=real-time
 	d_near=1ms d_mid=2500us d_far=10ms d_qd1=5ms bw_fast=24mbit bw_slow=6mbit
+	qd=8
 fi
+# Requests in flight per job of the 4 KiB scenarios.  On the instruction
+# clock the nvmet target shares the guest's two CPUs, and a tcp I/O costs
+# about 100 us of CPU at both ends: two equal tcp paths read about 20000
+# IOPS at any depth.  At 16 in flight a read then waits 800 us for the
+# CPUs and a path's extra 100-500 us hardly shows; at 4 in flight (2 per
+# job) it waits 200 us.
+qd=${BENCH_IODEPTH:-$qd}
 
-# 4 KiB random read, two jobs pinned one per CPU, 16 in flight in all
+# 4 KiB random read, two jobs pinned one per CPU, 2 * qd in flight in all
 rr4k=(--name=nvlat --group_reporting --rw=randread --bs=4k --numjobs=2
-	"--cpus_allowed=0,1" --cpus_allowed_policy=split --iodepth=8)
+	"--cpus_allowed=0,1" --cpus_allowed_policy=split "--iodepth=$qd")
 ncpu=$(nproc)
 
 # scen_setup NAME: target, netem, and the globals slow (ports of the slow
@@ -84,7 +93,7 @@ scen_setup() {
 		# sizes from 4 KiB to 512 KiB at once, as reviewers asked
 		args=(--name=nvlat --group_reporting --rw=randread
 			--bssplit=4k/40:16k/20:64k/20:128k/10:512k/10 --numjobs=2
-			"--cpus_allowed=0,1" --cpus_allowed_policy=split --iodepth=8)
+			"--cpus_allowed=0,1" --cpus_allowed_policy=split "--iodepth=$qd")
 		nvlat_setup tcp tcp && nvlat_netem_set "$p2" delay "$d_near" ;;
 	qd1-slow-first)
 		# one request at a time; queue-depth always takes path 1
@@ -135,6 +144,14 @@ scen_setup() {
 			case "$i" in 3 | 4) d=$d_near ;; 5 | 6) d=$d_mid ;; *) d=$d_far ;; esac
 			nvlat_netem_set "$(nvlat_tcp_port "$i")" delay "$d" || return
 		done ;;
+	numa4 | numa4-equal)
+		# bench.sh boots 4 vCPUs on 4 fake NUMA nodes for these: one
+		# job per CPU, so every node keeps estimates and probes of its
+		# own
+		args=(--name=nvlat --group_reporting --rw=randread --bs=4k --numjobs="$ncpu"
+			"--cpus_allowed=0-$((ncpu - 1))" --cpus_allowed_policy=split "--iodepth=$qd")
+		nvlat_setup tcp tcp || return
+		[ "$1" = numa4-equal ] || nvlat_netem_set "$p2" delay "$d_mid" ;;
 	overhead | overhead4 | overhead8)
 		# one job per CPU, on 2 (overhead), 4 or 8 loop paths
 		local n=${1#overhead} paths=()
@@ -301,6 +318,7 @@ run_one() { # run_one SCEN ROUND POLICY
 	echo "cmdline $(cat /proc/cmdline)"
 	echo "clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 	echo "nproc $(nproc)"
+	echo "nodes $(cat /sys/devices/system/node/node*/cpulist | paste -sd ' ')"
 	echo "mem_kb $(awk '/MemTotal/ { print $2 }' /proc/meminfo)"
 	echo "fio $(fio --version)"
 	echo "rounds $rounds"
@@ -314,6 +332,7 @@ run_one() { # run_one SCEN ROUND POLICY
 	echo "d_qd1 $d_qd1"
 	echo "bw_fast $bw_fast"
 	echo "bw_slow $bw_slow"
+	echo "iodepth $qd"
 } > "$out/meta"
 case "$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)" in
 *jiffies*) fail "clocksource is jiffies: latencies would come in 4 ms steps (tsc_early_khz missing from the boot line?)" ;;

@@ -15,17 +15,20 @@
 # plots.
 #
 #   tools/bench/bench.sh [--quick] [--boots N] [--parallel N] [--rounds N]
-#                        [--runtime S] [--scenarios 'A B'] [--realtime]
+#                        [--runtime S] [--iodepth N] [--scenarios 'A B'] [--realtime]
 #                        [--kernel BZIMAGE] [--cost-kernel BZIMAGE]
 #                        [--base-kernel BZIMAGE|none] [--distro-kernel BZIMAGE|none]
 #                        [--no-docs] [--out DIR]
 #
 # --quick: 1 boot, 2 s runs, shifting in 3 s steps, no base or
 # distribution-like kernel.  --boots: boots of each kind (3).  --parallel:
-# boots at once (1; 2 on the 2-CPU bench host halves the time, and the
-# instruction clock keeps host load out of the figures).  --rounds:
+# boots at once (default: one per host CPU; a boot on the instruction
+# clock runs on one host thread, and that clock keeps host load out of
+# its figures).  --rounds:
 # rounds per placement boot (1: on this clock one round is as good as
-# many).  --realtime: one more placement boot on TCG's real-time clock,
+# many).  --iodepth: requests in flight per job of the 4 KiB scenarios
+# (default 2 on the instruction clock, 8 in real time; see
+# bench-guest.sh).  --realtime: one more placement boot on TCG's real-time clock,
 # with delays ten times longer (a 4 KiB I/O takes about 1.3 ms there), as
 # a cross-check of the rankings.  --kernel: the patched kernel to test
 # (default: the one 'make kernel' built).  --cost-kernel: the patched
@@ -51,7 +54,7 @@ usage() {
 	exit 2
 }
 
-boots=3 parallel=1 rounds=1 runtime=3 shift_s=4 base=auto docs=1 out='' quick='' scens='' realtime='' ckernel=''
+boots=3 parallel=$(nproc) rounds=1 iodepth='' runtime=3 shift_s=4 base=auto docs=1 out='' quick='' scens='' realtime='' ckernel=''
 distro=auto
 kernel=$BUILD/arch/x86/boot/bzImage
 while [ $# -gt 0 ]; do
@@ -61,6 +64,7 @@ while [ $# -gt 0 ]; do
 	--parallel) parallel=${2:?}; shift ;;
 	--rounds) rounds=${2:?}; shift ;;
 	--runtime) runtime=${2:?}; shift ;;
+	--iodepth) iodepth=${2:?}; shift ;;
 	--scenarios) scens=${2:?}; shift ;;
 	--realtime) realtime=1 ;;
 	--kernel) kernel=${2:?}; shift ;;
@@ -110,6 +114,7 @@ given=$kernel
 kernel=$out/bzImage
 [ -z "$cost" ] || cp -p "$ckernel" "$out/bzImage-cost"
 cmdline="tools/bench/bench.sh${quick:+ --quick} --boots $boots --rounds $rounds --runtime $runtime"
+[ -z "$iodepth" ] || cmdline="$cmdline --iodepth $iodepth"
 [ -z "$scens" ] || cmdline="$cmdline --scenarios $(printf %q "$scens")"
 [ -z "$realtime" ] || cmdline="$cmdline --realtime"
 [ "$given" = "$BUILD/arch/x86/boot/bzImage" ] || cmdline="$cmdline --kernel $given"
@@ -132,6 +137,7 @@ echo "$cmdline" >> "$out/command"
 guest() {
 	local rd=$1 k=$2 tmo=$3 rc=0 fpid v
 	local envs=(-e BENCH_ROUNDS="$rounds" -e BENCH_RUNTIME="$runtime" -e BENCH_SHIFT="$shift_s")
+	[ -z "$iodepth" ] || envs+=(-e BENCH_IODEPTH="$iodepth")
 	shift 3
 	while [ $# -gt 0 ] && [ "${1#-}" != "$1" ]; do
 		envs+=("$1")
@@ -153,23 +159,25 @@ guest() {
 }
 
 # merge DIR BOOTDIR...: the boots' results as the rounds of one set, in
-# DIR/results, for report.sh: round r of boot b becomes round
-# (b - 1) * rounds + r
+# DIR/results, for report.sh: a scenario's round r of the b-th boot that
+# ran it becomes its round (b - 1) * rounds + r
 merge() {
 	local dest=$1/results first=$2 b r k=0 d s f
+	local -A nr=()
 	shift
 	rm -rf "$dest"
 	mkdir -p "$dest"
 	for b in "$@"; do
 		for r in $(seq "$rounds"); do
-			k=$((k + 1))
 			for d in "$b"/results/*/; do
 				s=$(basename "$d")
 				[ -f "$d/policies" ] || continue
+				nr[$s]=$((${nr[$s]:-0} + 1))
+				k=$((k > nr[$s] ? k : nr[$s]))
 				mkdir -p "$dest/$s"
 				for f in "$d"/*; do
 					case "${f##*/}" in
-					r"$r"-*) cp -p "$f" "$dest/$s/r$k-${f##*/r"$r"-}" ;;
+					r"$r"-*) cp -p "$f" "$dest/$s/r${nr[$s]}-${f##*/r"$r"-}" ;;
 					r[0-9]*) ;;
 					*) [ -e "$dest/$s/${f##*/}" ] || cp -p "$f" "$dest/$s/" ;;
 					esac
@@ -183,12 +191,17 @@ merge() {
 
 all="symmetric asym2 asym20 asym20-first fabric shifting bwlimit mixed bssplit"
 all="$all qd1-slow-first qd1-write qd1-fsync three-paths four-paths eight-paths"
-all="$all two-namespaces tiobench"
-main_scens=$(tr ' ' '\n' <<< "${scens:-$all}" | grep -vx overhead | tr '\n' ' ' || true)
+all="$all two-namespaces tiobench numa4 numa4-equal"
+# the numa4 scenarios boot 4 vCPUs on 4 fake NUMA nodes, the others 2 on 2
+main_scens=$(tr ' ' '\n' <<< "${scens:-$all}" | grep -vx 'overhead\|numa4.*' | tr '\n' ' ' || true)
+numa_scens=$(tr ' ' '\n' <<< "${scens:-$all}" | grep -x 'numa4.*' | tr '\n' ' ' || true)
 # one run is about runtime + ramp + 3 s of guest time, and a guest second
-# takes about 4 host seconds on this clock; shifting 3 * shift_s longer
+# takes about 4 host seconds on this clock (6 with 4 vCPUs); shifting
+# 3 * shift_s longer
 n=$(wc -w <<< "$main_scens")
+n4=$(wc -w <<< "$numa_scens")
 est=$((((n * 5 * (runtime + 4) + 5 * (3 * shift_s + 3)) * rounds + 10 * n + 30) * 4 * boots / parallel))
+[ "$n4" = 0 ] || est=$((est + ((n4 * 5 * (runtime + 4)) * rounds + 10 * n4 + 30) * 6 * boots / parallel))
 # a cost boot: 12 runs, about 3 host seconds per guest second
 cost_est=$((3 * (12 * (runtime + 5) + 100)))
 nk=3
@@ -216,6 +229,13 @@ if [ -n "$main_scens" ]; then
 			"$kernel" "$tmo" -d BENCH_SCENARIOS="$main_scens"
 	done
 fi
+if [ -n "$numa_scens" ]; then
+	tmo=$((est * 2 + 600))
+	for b in $(seq "$boots"); do
+		boot "placement (-icount, 4 vCPUs, 4 NUMA nodes), boot $b of $boots" "$out/numa4/$b" \
+			"$kernel" "$tmo" -d -c4 -anuma=fake=4 BENCH_SCENARIOS="$numa_scens"
+	done
+fi
 if [ -n "$cost" ]; then
 	# deterministic clock, one vCPU; boot-to-boot variation is part of the
 	# spread: per round a boot of each kernel
@@ -239,12 +259,14 @@ if [ -n "$cost" ]; then
 fi
 wait
 [ ! -s "$out/failed" ] || die "guest runs failed: $(paste -sd ';' "$out/failed")"
-if [ -n "$main_scens" ]; then
-	grep -qx latency "$out"/main/1/results/*/policies 2>/dev/null ||
+if [ -n "$main_scens$numa_scens" ]; then
+	bdirs=()
+	[ -z "$main_scens" ] || mapfile -t bdirs < <(seq -f "$out/main/%g" "$boots")
+	[ -z "$numa_scens" ] || mapfile -t -O "${#bdirs[@]}" bdirs < <(seq -f "$out/numa4/%g" "$boots")
+	grep -qx latency "${bdirs[0]}"/results/*/policies 2>/dev/null ||
 		die "the test kernel does not offer the latency iopolicy (rebuilt by 'make check'? run 'make kernel')"
-	mapfile -t bdirs < <(seq -f "$out/main/%g" "$boots")
 	merge "$out/main" "${bdirs[@]}"
-	if [ -n "$realtime" ]; then
+	if [ -n "$main_scens" ] && [ -n "$realtime" ]; then
 		# alone: real time is what host load moves
 		step "placement, real-time cross-check (TCG real-time clock), 1 boot"
 		guest "$out/realtime" "$kernel" "$tmo" BENCH_SCENARIOS="$main_scens" \

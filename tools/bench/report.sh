@@ -61,9 +61,11 @@ meta() { awk -v k="$1" '$1 == k { $1 = ""; sub(/^ /, ""); print; exit }' "$res/$
 POLS=(numa round-robin queue-depth latency oracle)
 SCENS=(symmetric asym2 asym20 asym20-first fabric shifting bwlimit mixed bssplit
 	qd1-slow-first qd1-write qd1-fsync three-paths four-paths eight-paths
-	two-namespaces tiobench)
+	two-namespaces tiobench numa4 numa4-equal)
 # the scenarios' delays and links (bench-guest.sh), and netem's delay as
 # a round trip: it delays both directions on lo
+QD=$(meta iodepth)
+QD=${QD:-8}
 D_NEAR=$(meta d_near) D_MID=$(meta d_mid) D_FAR=$(meta d_far) D_QD1=$(meta d_qd1)
 BW_FAST=$(meta bw_fast) BW_SLOW=$(meta bw_slow)
 # results of bench runs before the delays were recorded: real-time ones
@@ -432,11 +434,16 @@ cover() {
 	cover_row "three paths, two +$(rtt "$D_MID") first, MiB/s" three-paths mib
 	cover_row "four paths, +0/$(rtt "$D_NEAR")/$(rtt "$D_MID")/$(rtt "$D_FAR"), MiB/s" four-paths mib
 	cover_row "eight paths, pairs of four latencies, MiB/s" eight-paths mib
-	cover_row "+$(rtt "$D_FAR") path first, 16 in flight, MiB/s" asym20-first mib
-	cover_row "+$(rtt "$D_NEAR") path, 16 in flight, MiB/s" asym2 mib
+	cover_row "+$(rtt "$D_FAR") path first, $((2 * QD)) in flight, MiB/s" asym20-first mib
+	cover_row "+$(rtt "$D_FAR") path second, MiB/s" asym20 mib
+	cover_row "+$(rtt "$D_NEAR") path, $((2 * QD)) in flight, MiB/s" asym2 mib
+	cover_row "4 NUMA nodes, +$(rtt "$D_MID") path, MiB/s" numa4 mib
+	cover_row "  equal paths, MiB/s" numa4-equal mib
 	cover_row "loop and tcp +$(rtt "$D_NEAR"), MiB/s" fabric mib
 	cover_row "+$(rtt "$D_NEAR") path, 4k-512k sizes, MiB/s" bssplit mib
 	cover_row "links ${BW_FAST%mbit} and ${BW_SLOW%mbit} Mbit/s, 128k reads, MiB/s" bwlimit mib
+	cover_row "4k and 128k jobs at once: the 4k job's IOPS" mixed iops
+	cover_row "tiobench, its 4 phases summed, MiB/s" tiobench tio_total
 	if [ -n "$(val overhead queue-depth@patched cpu_ns)" ]; then
 		q=$(val overhead queue-depth@patched cpu_ns)
 		echo
@@ -458,7 +465,7 @@ cover() {
 	fi
 	if [ -n "$(val symmetric latency mib)" ]; then
 		echo
-		echo "Equal paths (two tcp paths, 16 in flight): latency $(rat symmetric latency mib round-robin mib |
+		echo "Equal paths (two tcp paths, $((2 * QD)) in flight): latency $(rat symmetric latency mib round-robin mib |
 			awk '{ printf "%.2fx round-robin (%.2f-%.2f)", $1, $2, $3 }'), path 1 carried $(val symmetric latency share1)% (median)."
 	fi
 }
@@ -501,6 +508,45 @@ met=$(grep -c '^met$' "$work/verdicts" || true)
 missed=$(grep -c '^missed$' "$work/verdicts" || true)
 undecided=$(grep -c '^undecided$' "$work/verdicts" || true)
 cost_boot=patched/1
+# cost_setup / cost_section: the Setup item and the section of the cost
+# boots, when the run had them
+cost_setup() {
+	[ -d "$res/patched" ] || return 0
+	cat <<-EOF
+	- Cost: on the deterministic clock (\`tools/vm/run.sh -d\`: QEMU
+	  \`-icount shift=0,sleep=off\`, one vCPU), where guest time advances one
+	  nanosecond per executed instruction and skips idle time, so guest CPU
+	  time per I/O is instructions per I/O (fio's included) and host load
+	  cannot move it.  $(meta rounds $cost_boot) run(s) per policy and boot, one boot
+	  per kernel and round.  The cost kernels are built as production kernels
+	  are, with -O2 and without KUnit (\`tools/vm/cost.config\`;
+	  $(src cost_bzimage | cut -d' ' -f1)): with KUnit the functions the tests
+	  reach are global and not inlined, and the test kernel's -Os (tinyconfig)
+	  keeps small inline helpers out of line.
+	EOF
+}
+cost_section() {
+	echo "## Cost: instructions per I/O"
+	echo
+	if [ ! -d "$res/patched" ]; then
+		echo "No cost boots in this run (\`tools/bench/bench.sh\` without --scenarios, or with"
+		echo "overhead among them, runs them)."
+		return 0
+	fi
+	cat <<-EOF
+	Scenarios overhead, overhead4 and overhead8: two, four and eight loop
+	paths on null_blk, no delay; 4 KiB randread, one job of iodepth 32 on the
+	one vCPU.  Kernels: patched and base are tools/vm/cost.config (-O2, no
+	KUnit, no wbt); distro is the patched one with wbt enabled as Debian and
+	Fedora enable it (tools/vm/cost-distro.config), so that the block
+	statistics blk-clat needs are on for every policy.  Instructions per I/O: guest CPU
+	time (elapsed minus idle, from \`/proc/uptime\`) per I/O completed on the
+	paths, in a window from 1 s after the ramp to 1 s before the end of each
+	run; it counts every instruction the I/O costs, fio's included.
+
+	$(cost_table)
+	EOF
+}
 {
 	cat <<-EOF
 	<!-- SPDX-License-Identifier: GPL-2.0 -->
@@ -524,7 +570,11 @@ cost_boot=patched/1
 	  nanosecond per executed instruction and skips idle time, so host load
 	  cannot move what the guest measures, and the kernel runs at hardware
 	  time scales: a 4 KiB read on a loop path takes about 12 us, on a tcp
-	  path about 40 us.  The delays are a fabric's: $D_NEAR, $D_MID and
+	  path about 40 us.  A tcp I/O costs about 100 us of the guest's CPU
+	  time, the target's included: two equal tcp paths read about 20000 IOPS
+	  at any depth, so the 4 KiB scenarios keep $QD requests per job in flight
+	  (at 16 in all a read would wait 800 us for the CPUs, and every policy
+	  would read the same).  The delays are a fabric's: $D_NEAR, $D_MID and
 	  $D_FAR each way ($D_QD1 for the iodepth-1 scenarios), links of
 	  ${BW_FAST%mbit} and ${BW_SLOW%mbit} Mbit/s.  The vCPUs take turns on
 	  one host thread, and the nvmet target runs on the guest's CPUs: a tcp
@@ -532,7 +582,8 @@ cost_boot=patched/1
 	  scenarios that compare delays use paths of one transport.
 	- Targets: nvmet in the guest (null_blk namespaces, loop or tcp ports on
 	  127.0.0.1, one port per path), netem on \`lo\` per tcp port (\`tools/vm/lib.sh\`).
-	- $(meta rounds) boot(s) of the same kernel, one round each; each run
+	- $(meta rounds) boot(s) of the same kernel, one round each$([ ! -d "$res/numa4" ] || echo "
+	  (numa4 and numa4-equal: 4 vCPUs on 4 fake NUMA nodes, the others 2 on 2)"); each run
 	  $(meta runtime) s after a $(meta ramp) s ramp
 	  (shifting: $((3 * $(meta shift))) s); order per scenario: one warm-up run, then
 	  numa, round-robin, queue-depth, latency, oracle. The oracle is numa
@@ -541,16 +592,7 @@ cost_boot=patched/1
 	- Latencies are fio \`lat\` (submission + completion).  "I/Os path 1 / 2" is
 	  the share of completed I/Os per path disk (\`/sys/block/nvmeXcYnZ/stat\`
 	  over the whole run, ramp included).  Values: median over boots (min–max).
-	- Cost: on the deterministic clock (\`tools/vm/run.sh -d\`: QEMU
-	  \`-icount shift=0,sleep=off\`, one vCPU), where guest time advances one
-	  nanosecond per executed instruction and skips idle time, so guest CPU
-	  time per I/O is instructions per I/O (fio's included) and host load
-	  cannot move it.  $(meta rounds $cost_boot) run(s) per policy and boot, one boot
-	  per kernel and round.  The cost kernels are built as production kernels
-	  are, with -O2 and without KUnit (\`tools/vm/cost.config\`;
-	  $(src cost_bzimage | cut -d' ' -f1)): with KUnit the functions the tests
-	  reach are global and not inlined, and the test kernel's -Os (tinyconfig)
-	  keeps small inline helpers out of line.
+	$(cost_setup)
 
 	Command:
 
@@ -579,19 +621,7 @@ cost_boot=patched/1
 	\`\`\`
 	<!-- cover-end -->
 
-	## Cost: instructions per I/O
-
-	Scenarios overhead, overhead4 and overhead8: two, four and eight loop
-	paths on null_blk, no delay; 4 KiB randread, one job of iodepth 32 on the
-	one vCPU.  Kernels: patched and base are tools/vm/cost.config (-O2, no
-	KUnit, no wbt); distro is the patched one with wbt enabled as Debian and
-	Fedora enable it (tools/vm/cost-distro.config), so that the block
-	statistics blk-clat needs are on for every policy.  Instructions per I/O: guest CPU
-	time (elapsed minus idle, from \`/proc/uptime\`) per I/O completed on the
-	paths, in a window from 1 s after the ramp to 1 s before the end of each
-	run; it counts every instruction the I/O costs, fio's included.
-
-	$(cost_table)
+	$(cost_section)
 
 	## Scenarios and results
 
@@ -599,7 +629,7 @@ cost_boot=patched/1
 	for s in "${SCENS[@]}"; do
 		[ -n "$(sdir "$s")" ] || continue
 		case "$s" in
-		symmetric) d="two tcp paths, no delay; 4 KiB randread, 2 jobs (one per CPU), iodepth 8 each." ;;
+		symmetric) d="two tcp paths, no delay; 4 KiB randread, 2 jobs (one per CPU), iodepth $QD each." ;;
 		asym2) d="two tcp paths, +$(rtt "$D_NEAR") round trip on path 2 (netem $D_NEAR each way); 4 KiB randread as in symmetric." ;;
 		asym20) d="two tcp paths, +$(rtt "$D_FAR") round trip on path 2 (netem $D_FAR each way); 4 KiB randread." ;;
 		asym20-first) d="as asym20 but the slow path is path 1, connected first (numa sits on it)." ;;
@@ -607,13 +637,15 @@ cost_boot=patched/1
 		shifting) d="two tcp paths; +$(rtt "$D_MID") round trip on path 2, moved to path 1 after $(meta shift) s and back after $((2 * $(meta shift))) s (\`tc qdisc change\`); 4 KiB randread.  Last column: time from a move until a 0.5 s window has >= 90% of its I/O on the new fast path (sampled every 0.1 s; 99 = never): median (min–max) over both moves of every round." ;;
 		bwlimit) d="two tcp paths limited by netem to ${BW_FAST%mbit} and ${BW_SLOW%mbit} Mbit/s (4:1); 128 KiB sequential read, iodepth 16." ;;
 		mixed) d="path 1 loop, path 2 tcp +$(rtt "$D_NEAR"); a 4 KiB randread job (iodepth 8, CPU 0) and a 128 KiB sequential read job (iodepth 8, CPU 1) at once." ;;
-		bssplit) d="two tcp paths, +$(rtt "$D_NEAR") round trip on path 2; random reads of 4 KiB (40%), 16 KiB (20%), 64 KiB (20%), 128 KiB (10%) and 512 KiB (10%) at once, 2 jobs of iodepth 8." ;;
+		bssplit) d="two tcp paths, +$(rtt "$D_NEAR") round trip on path 2; random reads of 4 KiB (40%), 16 KiB (20%), 64 KiB (20%), 128 KiB (10%) and 512 KiB (10%) at once, 2 jobs of iodepth $QD." ;;
 		qd1-slow-first) d="path 1 tcp with +$(rtt "$D_QD1") round trip (connected first), path 2 loop; 4 KiB randread, one job, iodepth 1: queue-depth always takes the first idle path." ;;
 		qd1-write) d="as qd1-slow-first with 4 KiB random writes." ;;
 		qd1-fsync) d="as qd1-slow-first with 4 KiB sequential writes, each followed by a flush (fio --fsync=1: a log writer).  IOPS count the writes." ;;
 		three-paths) d="three tcp paths, +$(rtt "$D_MID") round trip on paths 1 and 2 (connected first); 4 KiB randread as in symmetric.  The oracle has paths 1 and 2 ANA inaccessible." ;;
 		four-paths) d="four tcp paths, path 1 without delay, paths 2, 3 and 4 with +$(rtt "$D_NEAR"), +$(rtt "$D_MID") and +$(rtt "$D_FAR") round trip; 4 KiB randread as in symmetric.  The oracle has only path 1." ;;
 		eight-paths) d="eight tcp paths: 1 and 2 without delay, 3 and 4 +$(rtt "$D_NEAR"), 5 and 6 +$(rtt "$D_MID"), 7 and 8 +$(rtt "$D_FAR") round trip; 4 KiB randread as in symmetric.  The oracle has paths 1 and 2; the shares shown are of paths 1 and 2." ;;
+		numa4) d="a guest of 4 vCPUs on 4 fake NUMA nodes (numa=fake=4; CPUs per node: $(meta nodes numa4/1)); two tcp paths, +$(rtt "$D_MID") round trip on path 2; 4 KiB randread, one job per CPU, iodepth $QD each: each node keeps its own estimates and probes." ;;
+		numa4-equal) d="as numa4 with two equal paths (no delay): do four nodes' estimates, each in its own band, still split the load evenly?" ;;
 		two-namespaces) d="two tcp paths, +$(rtt "$D_MID") round trip on path 2; two namespaces in ANA groups of their own.  Namespace 1 (inaccessible on path 2) keeps controller 1 busy (4 KiB randread, iodepth 4); namespace 2 (optimized on both; a sparse 256 MiB file on the guest's 9p results share, so slower than null_blk) reads 4 KiB at iodepth 1 and is what the table shows (its IOPS, latencies and path shares).  The oracle makes namespace 2 inaccessible on path 2." ;;
 		tiobench) d="the tiobench job the 2024 latency RFC reported (tools/tiobench.fio: sequential write, random write, sequential read, random read, 4 KiB direct, stonewalled phases of $(meta runtime) s, 2 jobs each, 256 MiB) on two equal tcp paths, for comparison with the RFC's numbers (there: 16 jobs over 32G FC to a brd target, round-robin against latency).  The criteria use the sum of the four phases." ;;
 		esac
