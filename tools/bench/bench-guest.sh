@@ -111,11 +111,17 @@ scen_setup() {
 		# controller 1 busy; namespace 2 (group 2, optimized on both)
 		# reads one request at a time and is what is measured
 		nsid=2
+		# (its file in the guest's memory: on the instruction clock a
+		# wait for the host's 9p lets the guest clock jump)
 		nvlat_setup tcp tcp && nvlat_netem_set "$p2" delay "$d_mid" &&
-			nvlat_ns2_add "$out/ns2.img" && nvlat_ana_set 2 inaccessible || return
-		args=(--name=load "--filename=/dev/$NVLAT_HEAD" --rw=randread --bs=4k --iodepth=4
-			--name=nvlat "--filename=/dev/$(nvlat_ns_head 2)" --rw=randread
-			--bs=4k --iodepth=1) ;;
+			nvlat_ns2_add "$(nvlat_tmpdir ns2)/ns2.img" &&
+			nvlat_ana_set 2 inaccessible || return
+		# (each job on a CPU of its own: unpinned, the two share the
+		# CPUs differently from run to run)
+		args=(--name=load "--filename=/dev/$NVLAT_HEAD" --cpus_allowed=0 --rw=randread
+			--bs=4k --iodepth=4
+			--name=nvlat "--filename=/dev/$(nvlat_ns_head 2)" --cpus_allowed=1
+			--rw=randread --bs=4k --iodepth=1) ;;
 	tiobench)
 		# the job the 2024 latency RFC reported (tools/tiobench.fio: four
 		# stonewalled phases of RUNTIME each), on two equal tcp paths
@@ -318,7 +324,8 @@ run_one() { # run_one SCEN ROUND POLICY
 	echo "cmdline $(cat /proc/cmdline)"
 	echo "clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 	echo "nproc $(nproc)"
-	echo "nodes $(cat /sys/devices/system/node/node*/cpulist | paste -sd ' ')"
+	echo "cpu_nodes $(for c in /sys/devices/system/cpu/cpu[0-9]*; do
+		n=$(echo "$c"/node*); echo "${c##*/}:${n##*/node}"; done | paste -sd ' ')"
 	echo "mem_kb $(awk '/MemTotal/ { print $2 }' /proc/meminfo)"
 	echo "fio $(fio --version)"
 	echo "rounds $rounds"

@@ -443,6 +443,7 @@ cover() {
 	cover_row "+$(rtt "$D_NEAR") path, 4k-512k sizes, MiB/s" bssplit mib
 	cover_row "links ${BW_FAST%mbit} and ${BW_SLOW%mbit} Mbit/s, 128k reads, MiB/s" bwlimit mib
 	cover_row "4k and 128k jobs at once: the 4k job's IOPS" mixed iops
+	cover_row "  the 128k job's MiB/s" mixed large_mib
 	cover_row "tiobench, its 4 phases summed, MiB/s" tiobench tio_total
 	if [ -n "$(val overhead queue-depth@patched cpu_ns)" ]; then
 		q=$(val overhead queue-depth@patched cpu_ns)
@@ -644,9 +645,9 @@ cost_section() {
 		three-paths) d="three tcp paths, +$(rtt "$D_MID") round trip on paths 1 and 2 (connected first); 4 KiB randread as in symmetric.  The oracle has paths 1 and 2 ANA inaccessible." ;;
 		four-paths) d="four tcp paths, path 1 without delay, paths 2, 3 and 4 with +$(rtt "$D_NEAR"), +$(rtt "$D_MID") and +$(rtt "$D_FAR") round trip; 4 KiB randread as in symmetric.  The oracle has only path 1." ;;
 		eight-paths) d="eight tcp paths: 1 and 2 without delay, 3 and 4 +$(rtt "$D_NEAR"), 5 and 6 +$(rtt "$D_MID"), 7 and 8 +$(rtt "$D_FAR") round trip; 4 KiB randread as in symmetric.  The oracle has paths 1 and 2; the shares shown are of paths 1 and 2." ;;
-		numa4) d="a guest of 4 vCPUs on 4 fake NUMA nodes (numa=fake=4; CPUs per node: $(meta nodes numa4/1)); two tcp paths, +$(rtt "$D_MID") round trip on path 2; 4 KiB randread, one job per CPU, iodepth $QD each: each node keeps its own estimates and probes." ;;
+		numa4) d="a guest of 4 vCPUs on 4 fake NUMA nodes (numa=fake=4, which puts CPU i on node i: x86's numa_init_array() deals the CPUs out round robin); two tcp paths, +$(rtt "$D_MID") round trip on path 2; 4 KiB randread, one job per CPU, iodepth $QD each: each node keeps its own estimates and probes." ;;
 		numa4-equal) d="as numa4 with two equal paths (no delay): do four nodes' estimates, each in its own band, still split the load evenly?" ;;
-		two-namespaces) d="two tcp paths, +$(rtt "$D_MID") round trip on path 2; two namespaces in ANA groups of their own.  Namespace 1 (inaccessible on path 2) keeps controller 1 busy (4 KiB randread, iodepth 4); namespace 2 (optimized on both; a sparse 256 MiB file on the guest's 9p results share, so slower than null_blk) reads 4 KiB at iodepth 1 and is what the table shows (its IOPS, latencies and path shares).  The oracle makes namespace 2 inaccessible on path 2." ;;
+		two-namespaces) d="two tcp paths, +$(rtt "$D_MID") round trip on path 2; two namespaces in ANA groups of their own.  Namespace 1 (inaccessible on path 2) keeps controller 1 busy (4 KiB randread, iodepth 4, on CPU 0); namespace 2 (optimized on both; a sparse 256 MiB file in the guest's memory) reads 4 KiB at iodepth 1 on CPU 1 and is what the table shows (its IOPS, latencies and path shares).  The oracle makes namespace 2 inaccessible on path 2." ;;
 		tiobench) d="the tiobench job the 2024 latency RFC reported (tools/tiobench.fio: sequential write, random write, sequential read, random read, 4 KiB direct, stonewalled phases of $(meta runtime) s, 2 jobs each, 256 MiB) on two equal tcp paths, for comparison with the RFC's numbers (there: 16 jobs over 32G FC to a brd target, round-robin against latency).  The criteria use the sum of the four phases." ;;
 		esac
 		echo "### $s"
@@ -683,6 +684,8 @@ cost_section() {
 		echo
 		crosscheck
 		if [ -f "$res/crosscheck.md" ]; then echo; cat "$res/crosscheck.md"; fi
+	elif [ -f "$res/crosscheck.md" ]; then
+		cat "$res/crosscheck.md"
 	else
 		echo "No real-time boot in this run (tools/bench/bench.sh --realtime)."
 	fi)
