@@ -8,11 +8,12 @@
 # Environment: BENCH_OUT (results dir), BENCH_ROUNDS (3), BENCH_RUNTIME (8 s),
 # BENCH_RAMP (1 s), BENCH_SHIFT (10 s between delay moves), BENCH_IODEPTH
 # (per job of the 4 KiB scenarios), BENCH_SCENARIOS, BENCH_POLICIES.  Per
-# run, in $BENCH_OUT/SCENARIO/: rROUND-POLICY.json (fio), .stat (per path "IOS SECTORS" before, then after), .win (two
-# "TIME_US IDLE_CS IOS" lines inside the run, 1 s after the ramp and about
-# 1 s before the end, counted from the first I/O: the clock, the CPUs'
-# summed idle time from /proc/uptime
-# and the I/Os completed on the paths, for the CPU time per I/O), for
+# run, in $BENCH_OUT/SCENARIO/: rROUND-POLICY.json (fio), .stat (per path
+# "IOS SECTORS" before, then after), .win (two "TIME_US IDLE_CS IOS" lines
+# inside the run, 1 s after the ramp and about 1 s before the end, counted
+# from the first I/O: the clock, the CPUs' summed idle time from
+# /proc/uptime and the I/Os completed on the paths, for the CPU time per
+# I/O), for
 # shifting and symmetric .samples (as nvlat_sample_ios), and for shifting
 # .moves ("TIME NEWFASTPATH").
 # Progress lines go to $BENCH_OUT/progress.

@@ -20,16 +20,17 @@
 #                        [--base-kernel BZIMAGE|none] [--distro-kernel BZIMAGE|none]
 #                        [--no-docs] [--out DIR]
 #
-# --quick: 1 boot, 2 s runs, shifting in 3 s steps, no base or
-# distribution-like kernel.  --boots: boots of each kind (3).  --parallel:
-# boots at once (default: one per host CPU; a boot on the instruction
-# clock runs on one host thread, and that clock keeps host load out of
-# its figures).  --rounds:
-# rounds per placement boot (1: on this clock one round is as good as
-# many).  --iodepth: requests in flight per job of the 4 KiB scenarios
-# (default 2 on the instruction clock, 8 in real time; see
-# bench-guest.sh).  --realtime: one more placement boot on TCG's real-time clock,
-# with delays ten times longer (a 4 KiB I/O takes about 1.3 ms there), as
+# --quick: 1 boot, shifting in 3 s steps, no base or distribution-like
+# kernel.  --boots: boots of each kind (3).  --parallel: boots at once
+# (default: one per host CPU; a boot on the instruction clock runs on one
+# host thread, and that clock keeps host load out of its figures).
+# --rounds: rounds per placement boot (1: on this clock one round is as
+# good as many).  --runtime: seconds per run after a 1 s ramp (3; the
+# CPU time per I/O is taken over its last runtime - 2 s).
+# --iodepth: requests in flight per job of the 4 KiB scenarios (default 2
+# on the instruction clock, 8 in real time; see bench-guest.sh).
+# --realtime: one more placement boot on TCG's real-time clock, with
+# delays ten times longer (a 4 KiB I/O takes about 1.3 ms there), as
 # a cross-check of the rankings.  --kernel: the patched kernel to test
 # (default: the one 'make kernel' built).  --cost-kernel: the patched
 # kernel of the cost boots (default: built into $CACHE/build-cost from the
