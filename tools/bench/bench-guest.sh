@@ -58,10 +58,10 @@ fi
 # job) it waits 200 us.
 qd=${BENCH_IODEPTH:-$qd}
 
-# 4 KiB random read, two jobs pinned one per CPU, 2 * qd in flight in all
-rr4k=(--name=nvlat --group_reporting --rw=randread --bs=4k --numjobs=2
-	"--cpus_allowed=0,1" --cpus_allowed_policy=split "--iodepth=$qd")
+# 4 KiB random read, one job pinned to each CPU, qd in flight per job
 ncpu=$(nproc)
+rr4k=(--name=nvlat --group_reporting --rw=randread --bs=4k --numjobs="$ncpu"
+	"--cpus_allowed=0-$((ncpu - 1))" --cpus_allowed_policy=split "--iodepth=$qd")
 
 # scen_setup NAME: target, netem, and the globals slow (ports of the slow
 # paths, for the oracle), nsid (the namespace whose paths are measured and
@@ -152,11 +152,9 @@ scen_setup() {
 			nvlat_netem_set "$(nvlat_tcp_port "$i")" delay "$d" || return
 		done ;;
 	numa4 | numa4-equal)
-		# bench.sh boots 4 vCPUs on 4 fake NUMA nodes for these: one
-		# job per CPU, so every node keeps estimates and probes of its
-		# own
-		args=(--name=nvlat --group_reporting --rw=randread --bs=4k --numjobs="$ncpu"
-			"--cpus_allowed=0-$((ncpu - 1))" --cpus_allowed_policy=split "--iodepth=$qd")
+		# bench.sh boots 4 vCPUs on 4 fake NUMA nodes for these: with
+		# rr4k's job per CPU every node keeps estimates and probes of
+		# its own
 		nvlat_setup tcp tcp || return
 		[ "$1" = numa4-equal ] || nvlat_netem_set "$p2" delay "$d_mid" ;;
 	overhead | overhead4 | overhead8)

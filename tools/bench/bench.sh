@@ -223,15 +223,14 @@ boot() {
 	(guest "$dir" "$@" || echo "$desc: see $dir/console.log" >> "$out/failed") &
 }
 rm -f "$out/failed"
+tmo=$((est * 2 + 600))
 if [ -n "$main_scens" ]; then
-	tmo=$((est * 2 + 600))
 	for b in $(seq "$boots"); do
 		boot "placement (-icount, 2 vCPUs), boot $b of $boots" "$out/main/$b" \
 			"$kernel" "$tmo" -d BENCH_SCENARIOS="$main_scens"
 	done
 fi
 if [ -n "$numa_scens" ]; then
-	tmo=$((est * 2 + 600))
 	for b in $(seq "$boots"); do
 		boot "placement (-icount, 4 vCPUs, 4 NUMA nodes), boot $b of $boots" "$out/numa4/$b" \
 			"$kernel" "$tmo" -d -c4 -anuma=fake=4 BENCH_SCENARIOS="$numa_scens"
