@@ -3,6 +3,8 @@
 # table that tools/bench/extract.sh prints; one output line per scenario,
 # policy and column: "scenario policy column median min max n".
 # -v names="NAME ...": other value columns (after scenario, round, policy).
+# -v long=1: instead, one line per value, "scenario policy column round
+# value", for ratios taken within a round (tools/bench/report.sh).
 # (mawk: no asort, so a small insertion sort.)
 
 BEGIN {
@@ -11,6 +13,13 @@ BEGIN {
 		names = "iops mib p50 p99 p999 cpu_us share1 share2 bshare1 bshare2 " \
 			"large_mib large_p50 large_p99 large_p999 t90 t90 errors cpu_ns"
 	split(names, col, " ")
+}
+
+long {
+	for (i = 4; i <= NF && i - 3 in col; i++)
+		if ($i != "")
+			print $1, $3, col[i - 3], $2, $i
+	next
 }
 
 {
@@ -25,6 +34,8 @@ BEGIN {
 }
 
 END {
+	if (long)
+		exit
 	for (o = 1; o <= nk; o++) {
 		k = order[o]
 		split(k, sp, SUBSEP)

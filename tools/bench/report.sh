@@ -7,10 +7,12 @@
 #   tools/bench/report.sh RESULTS_DIR [DOCS_DIR]
 #
 # Every value is the median over the rounds, with min-max after it when
-# there was more than one round.  Criteria are in ratios(): met when the
-# whole spread of the ratio (worst round against best round) is on the
-# right side of the target, missed when all of it is on the wrong side,
-# undecided otherwise.
+# there was more than one round.  Criteria are in ratios(), on ratios
+# taken within a round (the policies of a round run side by side): met
+# when the ratio is on the right side of the target in every round,
+# missed when it is on the wrong side in every round, undecided
+# otherwise, and dropped when undecided where numa and the oracle on the
+# same path differ by more than 1% (control_noise()).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=common.sh
@@ -26,15 +28,18 @@ mkdir -p "$work"
 
 "$here/extract.sh" "$res/main/results" > "$work/runs.tsv"
 # the cost boots (deterministic clock): policies tagged @patched, @base,
-# @distro (the patched kernel with wbt, tools/vm/cost-distro.config)
+# @distro (the patched kernel with wbt, tools/vm/cost-distro.config); the
+# round is the boot's number, so that ratios pair the kernels of a round
 for k in patched base distro; do
 	for d in "$res/$k"/*/results; do
-		[ ! -d "$d" ] || "$here/extract.sh" "$d" "@$k" >> "$work/runs.tsv"
+		[ -d "$d" ] || continue
+		b=${d%/results}
+		"$here/extract.sh" "$d" "@$k" |
+			awk -v r="${b##*/}" 'BEGIN { FS = OFS = "\t" } { $2 = r; print }' >> "$work/runs.tsv"
 	done
 done
 # the real-time cross-check boot, if any: policies tagged @rt
 [ ! -d "$res/realtime/results" ] || "$here/extract.sh" "$res/realtime/results" "@rt" >> "$work/runs.tsv"
-awk -f "$here/aggregate.awk" "$work/runs.tsv" > "$work/agg.tsv"
 # tiobench: MiB/s per phase (one fio group per phase, in the job file's
 # order) as columns tio_seqwrite ... of its own
 for j in "$res"/main/results/tiobench/r*-*.json; do
@@ -42,8 +47,13 @@ for j in "$res"/main/results/tiobench/r*-*.json; do
 	r=${j##*/r}
 	printf 'tiobench\t%s\t%s\t' "${r%%-*}" "$(basename "${r#*-}" .json)"
 	fio_json "$j" | jq -r '[.jobs[] | (.write.bw + .read.bw) / 1024] | . + [add] | map(tostring) | join("\t")'
-done | awk -v names="tio_seqwrite tio_randwrite tio_seqread tio_randread tio_total" \
-	-f "$here/aggregate.awk" >> "$work/agg.tsv"
+done > "$work/tio.tsv"
+tio="tio_seqwrite tio_randwrite tio_seqread tio_randread tio_total"
+awk -f "$here/aggregate.awk" "$work/runs.tsv" > "$work/agg.tsv"
+awk -v names="$tio" -f "$here/aggregate.awk" "$work/tio.tsv" >> "$work/agg.tsv"
+# every value with its round, for the ratios within a round (rat)
+awk -v long=1 -f "$here/aggregate.awk" "$work/runs.tsv" > "$work/long.tsv"
+awk -v long=1 -v names="$tio" -f "$here/aggregate.awk" "$work/tio.tsv" >> "$work/long.tsv"
 declare -A MED MIN MAX NUM
 while IFS=$'\t' read -r s p c med mn mx n; do
 	MED[$s,$p,$c]=$med MIN[$s,$p,$c]=$mn MAX[$s,$p,$c]=$mx NUM[$s,$p,$c]=$n
@@ -142,9 +152,11 @@ verdict() {
 # fmt X: 3 decimals below 10 (4 near 1), 3 significant digits above
 fmt() { awk -v x="$1" 'BEGIN { printf (x >= 10 ? "%.3g" : x > 0.95 && x < 1.05 ? "%.4f" : "%.3f"), x }'; }
 
-# crit SCENARIO "DESCRIPTION" MEDIAN LO HI OP TARGET: one row of the
-# criteria table; LO-HI is the spread of the value over the rounds.  The
-# verdict is taken on the unrounded values.
+# crit SCENARIO "DESCRIPTION" MEDIAN LO HI OP TARGET [NOISE]: one row of
+# the criteria table; LO-HI is the spread of the value over the rounds.
+# The verdict is taken on the unrounded values.  NOISE (the control's
+# spread, when it exceeds the bound in control_noise()) turns an undecided
+# verdict into "dropped": the clock cannot decide it.
 crit() {
 	local v=$3 range vd tgt="$6 $7"
 	[ -n "$(sdir "$1")" ] || return 0
@@ -156,34 +168,52 @@ crit() {
 		[ "$4" != "$5" ] || range=$(fmt "$4")
 	fi
 	[ "$6" != "=~" ] || tgt="1 ± $7"
+	[ "$vd" != undecided ] || [ -z "${8:-}" ] || vd="dropped: control $8"
+	echo "${vd%%:*}" >> "$work/verdicts"
 	echo "| $1 | $2 | $v | $range | $tgt | $vd |"
-	echo "$vd" >> "$work/verdicts"
 }
 
-# rat S PA CA PB CB: "MEDIAN LO HI" of (S, PA, CA) / (S, PB, CB): the ratio
-# of the medians, and of the worst and the best pairing of rounds; PB may
-# be a number (a constant denominator).  "- - -" when a value is missing.
+# rat S PA CA PB CB: "MEDIAN LO HI" of the ratio (S, PA, CA) / (S, PB, CB)
+# taken within each round, where the two ran side by side: its median and
+# its lowest and highest round; PB may be a number (a constant
+# denominator).  "- - -" when no round has both values.
 rat() {
-	local a=${MED[$1,$2,$3]:-} al=${MIN[$1,$2,$3]:-} ah=${MAX[$1,$2,$3]:-} b bl bh
-	case "$4" in
-	[0-9]*) b=$4 bl=$4 bh=$4 ;;
-	*) b=${MED[$1,$4,$5]:-} bl=${MIN[$1,$4,$5]:-} bh=${MAX[$1,$4,$5]:-} ;;
-	esac
-	if [ -z "$a" ] || [ -z "$b" ]; then
-		echo "- - -"
-		return 0
-	fi
-	awk -v a="$a" -v al="$al" -v ah="$ah" -v b="$b" -v bl="$bl" -v bh="$bh" 'BEGIN {
-		if (b + 0 == 0 || bl + 0 == 0) { print "- - -"; exit }
-		printf "%.6g %.6g %.6g\n", a / b, al / bh, ah / bl }'
+	awk -v s="$1" -v pa="$2" -v ca="$3" -v pb="$4" -v cb="$5" 'BEGIN { FS = "\t" }
+	$1 == s && $2 == pa && $3 == ca { a[$4] = $5 }
+	$1 == s && $2 == pb && $3 == cb { b[$4] = $5 }
+	END {
+		for (r in a) {
+			d = pb ~ /^[0-9]/ ? pb : (r in b) ? b[r] : 0
+			if (d + 0 == 0) continue
+			x = a[r] / d
+			for (j = n++; j > 0 && v[j] > x; j--) v[j + 1] = v[j]
+			v[j + 1] = x
+		}
+		if (!n) { print "- - -"; exit }
+		m = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+		printf "%.6g %.6g %.6g\n", m, v[1], v[n] }' "$work/long.tsv"
 }
 
-# critr SCENARIO "DESCRIPTION" PA CA PB CB OP TARGET: crit on rat
+# critr SCENARIO "DESCRIPTION" PA CA PB CB OP TARGET [NOISE]: crit on rat
 critr() {
 	local m lo hi
 	read -r m lo hi <<< "$(rat "$1" "$3" "$4" "$5" "$6")"
 	[ "$m" != - ] || m='' lo='' hi=''
-	crit "$1" "$2" "$m" "$lo" "$hi" "$7" "$8"
+	crit "$1" "$2" "$m" "$lo" "$hi" "$7" "$8" "${9:-}"
+}
+
+# control_noise S C: "numa/oracle LO–HI" when numa and the oracle ran on
+# the same single path in S and their ratio in column C strayed from 1 by
+# more than 1% in some round: run-to-run noise larger than the criteria's
+# margins.  Empty otherwise.
+control_noise() {
+	local m lo hi
+	[ -n "$(val "$1" numa share1)" ] || return 0
+	[ "$(val "$1" numa share1)" = "$(val "$1" oracle share1)" ] || return 0
+	read -r m lo hi <<< "$(rat "$1" numa "$2" oracle "$2")"
+	[ "$m" != - ] || return 0
+	awk -v l="$lo" -v h="$hi" 'BEGIN { exit !(l < 0.99 || h > 1.01) }' || return 0
+	echo "numa/oracle $(fmt "$lo")–$(fmt "$hi")"
 }
 
 # ratio A B: A / B with 2 decimals, empty when either is missing or B is 0
@@ -235,24 +265,25 @@ best_other() {
 # and 0.98x the best of the others, and where queue-depth is 10% or more
 # below the oracle, latency at least 1.10x queue-depth.
 ratios() {
-	local s c u best m lo hi
+	local s c u best m lo hi noise
 	: > "$work/verdicts"
-	echo "| scenario | criterion | ratio of medians | spread (worst–best boot) | target | verdict |"
+	echo "| scenario | criterion | ratio (median of boots) | spread (lowest–highest boot) | target | verdict |"
 	echo "|---|---|---|---|---|---|"
 	for s in "${SCENS[@]}"; do
 		[ -n "$(sdir "$s")" ] || continue
 		while read -r c u; do
 			[ -n "$(val "$s" latency "$c")" ] || continue
-			critr "$s" "latency $u / oracle" latency "$c" oracle "$c" '>=' 0.95
+			noise=$(control_noise "$s" "$c")
+			critr "$s" "latency $u / oracle" latency "$c" oracle "$c" '>=' 0.95 "$noise"
 			best=$(best_other "$s" "$c")
 			[ -z "$best" ] ||
-				critr "$s" "latency $u / best other ($best)" latency "$c" "$best" "$c" '>=' 0.98
+				critr "$s" "latency $u / best other ($best)" latency "$c" "$best" "$c" '>=' 0.98 "$noise"
 			read -r m lo hi <<< "$(rat "$s" queue-depth "$c" oracle "$c")"
 			[ "$m" != - ] || continue
-			# queue-depth 10% or more below the oracle in every pairing
+			# queue-depth 10% or more below the oracle in every round
 			awk -v h="$hi" 'BEGIN { exit !(h <= 0.90) }' || continue
 			critr "$s" "latency $u / queue-depth (queue-depth $(fmt "$m")x the oracle)" \
-				latency "$c" queue-depth "$c" '>=' 1.10
+				latency "$c" queue-depth "$c" '>=' 1.10 "$noise"
 		done < <(metric "$s")
 	done
 	[ -z "${MAX[shifting,latency,t90]:-}" ] ||
@@ -424,7 +455,7 @@ cover() {
 	local p q s
 	echo "Measured in a QEMU guest on the instruction clock (-icount: a loop path"
 	echo "takes 12 us; nvmet tcp and loop paths, netem delays as round trips;"
-	echo "median of $(meta rounds) boots, worst-best pairing of boots in brackets):"
+	echo "median of $(meta rounds) boots, lowest-highest boot in brackets):"
 	echo
 	printf '  %-44s %-22s %s\n' "" "latency/queue-depth" "latency/oracle"
 	cover_row "iodepth 1, +$(rtt "$D_QD1") path first: reads, IOPS" qd1-slow-first iops
@@ -508,6 +539,7 @@ rat=$(ratios)
 met=$(grep -c '^met$' "$work/verdicts" || true)
 missed=$(grep -c '^missed$' "$work/verdicts" || true)
 undecided=$(grep -c '^undecided$' "$work/verdicts" || true)
+dropped=$(grep -c '^dropped$' "$work/verdicts" || true)
 cost_boot=patched/1
 # cost_setup / cost_section: the Setup item and the section of the cost
 # boots, when the run had them
@@ -555,7 +587,7 @@ cost_section() {
 
 	Generated by \`tools/bench/report.sh\` from a \`tools/bench/bench.sh\` run
 	($(date -u -r "$res/source" '+%Y-%m-%d %H:%M UTC')); do not edit, run the bench again.
-	Criteria: $met met, $missed missed, $undecided undecided.
+	Criteria: $met met, $missed missed, $undecided undecided, $dropped dropped.
 
 	## Setup
 
@@ -605,12 +637,18 @@ cost_section() {
 
 	## Criteria
 
-	$met met, $missed missed, $undecided undecided ($(meta rounds) boot(s)).  In
-	every scenario latency must reach 0.95x the oracle and 0.98x the best of
-	numa, round-robin and queue-depth; where queue-depth is 10% or more
-	below the oracle, latency must beat it by 10% or more.  A criterion is
-	met only when its ratio meets the target in the worst pairing of boots,
-	missed when it misses it even in the best one.
+	$met met, $missed missed, $undecided undecided, $dropped dropped ($(meta rounds) boot(s)).
+	In every scenario latency must reach 0.95x the oracle and 0.98x the best
+	of numa, round-robin and queue-depth; where queue-depth is 10% or more
+	below the oracle, latency must beat it by 10% or more.  Each ratio is
+	taken within a boot, where the policies ran side by side (interleaved);
+	the table gives its median and its lowest and highest boot.  A
+	criterion is met when the ratio meets the target in every boot, missed
+	when it misses it in every boot.  An undecided criterion is dropped
+	when its scenario's control, numa against the oracle on the same single
+	path, differs from 1 by more than 1% in some boot: there the boots
+	differ by more than the criteria's margins whatever the policy, and
+	the clock cannot decide.
 
 	$rat
 
@@ -706,4 +744,4 @@ cost_section() {
 	[ "${npl:-0}" = 0 ] || printf '\n![asym20 latency percentiles](bench-asym20-latency.png)\n'
 
 } > "$md"
-echo "$md: $met met, $missed missed, $undecided undecided"
+echo "$md: $met met, $missed missed, $undecided undecided, $dropped dropped"
