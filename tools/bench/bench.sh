@@ -18,7 +18,7 @@
 #                        [--runtime S] [--iodepth N] [--scenarios 'A B'] [--realtime]
 #                        [--kernel BZIMAGE] [--cost-kernel BZIMAGE]
 #                        [--base-kernel BZIMAGE|none] [--distro-kernel BZIMAGE|none]
-#                        [--no-docs] [--out DIR]
+#                        [--timeout S] [--no-docs] [--out DIR]
 #
 # --quick: 1 boot, shifting in 3 s steps, no base or distribution-like
 # kernel.  --boots: boots of each kind (3).  --parallel: boots at once
@@ -43,6 +43,8 @@
 # tools/vm/cost.config).  --distro-kernel: the patched cost kernel
 # configured as distributions configure the block layer (wbt on,
 # tools/vm/cost-distro.config; default: built into $CACHE/build-cost-distro).
+# --timeout: host seconds per placement boot (default twice the estimate,
+# plus 10 minutes; a boot beside other boots takes longer).
 # Results (every fio JSON) stay in $CACHE/bench/<timestamp> unless --out.
 set -eu
 # shellcheck source-path=SCRIPTDIR source=../common.sh
@@ -56,6 +58,7 @@ usage() {
 }
 
 boots=3 parallel=$(nproc) rounds=1 iodepth='' runtime=3 shift_s=4 base=auto docs=1 out='' quick='' scens='' realtime='' ckernel=''
+tmo=''
 distro=auto
 kernel=$BUILD/arch/x86/boot/bzImage
 while [ $# -gt 0 ]; do
@@ -72,6 +75,7 @@ while [ $# -gt 0 ]; do
 	--cost-kernel) ckernel=${2:?}; shift ;;
 	--base-kernel) base=${2:?}; shift ;;
 	--distro-kernel) distro=${2:?}; shift ;;
+	--timeout) tmo=${2:?}; shift ;;
 	--no-docs) docs= ;;
 	--out) out=${2:?}; shift ;;
 	*) usage ;;
@@ -223,7 +227,7 @@ boot() {
 	(guest "$dir" "$@" || echo "$desc: see $dir/console.log" >> "$out/failed") &
 }
 rm -f "$out/failed"
-tmo=$((est * 2 + 600))
+tmo=${tmo:-$((est * 2 + 600))}
 if [ -n "$main_scens" ]; then
 	for b in $(seq "$boots"); do
 		boot "placement (-icount, 2 vCPUs), boot $b of $boots" "$out/main/$b" \
