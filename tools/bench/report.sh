@@ -383,16 +383,20 @@ tio_table() {
 
 # cost: instructions per I/O on the deterministic clock
 cost_table() {
-	local p qd s
-	echo "| paths | kernel | policy | instructions per I/O | x queue-depth | IOPS (virtual clock) |"
+	local p qd s m lo hi x
+	echo "| paths | kernel | policy | instructions per I/O | x queue-depth (boots) | IOPS (virtual clock) |"
 	echo "|---|---|---|---|---|---|"
 	for s in overhead overhead4 overhead8; do
 		for p in numa@base numa@patched round-robin@patched queue-depth@patched latency@patched \
 			numa@distro round-robin@distro queue-depth@distro latency@distro; do
 			[ -n "$(val "$s" "$p" cpu_ns)" ] || continue
-			qd=$(val "$s" "queue-depth@${p#*@}" cpu_ns)
-			[ "${p#*@}" != base ] || qd=$(val "$s" queue-depth@patched cpu_ns)
-			echo "| $(cost_paths "$s") | ${p#*@} | ${p%@*} | $(cell "$s" "$p" cpu_ns %.0f) | $([ -z "$qd" ] || calc "$(val "$s" "$p" cpu_ns) / $qd") | $(cell "$s" "$p" iops %.0f) |"
+			qd=queue-depth@${p#*@}
+			[ "${p#*@}" != base ] || qd=queue-depth@patched
+			# within a round, as the criteria
+			read -r m lo hi <<< "$(rat "$s" "$p" cpu_ns "$qd" cpu_ns)"
+			x=-
+			[ "$m" = - ] || x="$(fmt "$m") ($(fmt "$lo")–$(fmt "$hi"))"
+			echo "| $(cost_paths "$s") | ${p#*@} | ${p%@*} | $(cell "$s" "$p" cpu_ns %.0f) | $x | $(cell "$s" "$p" iops %.0f) |"
 		done
 	done
 }
@@ -488,10 +492,12 @@ cover() {
 			for p in numa@base numa@patched round-robin@patched queue-depth@patched latency@patched \
 				queue-depth@distro latency@distro; do
 				[ -n "$(val "$s" "$p" cpu_ns)" ] || continue
-				[ "${p#*@}" != distro ] || q=$(val "$s" queue-depth@distro cpu_ns)
-				printf '  %s paths  %-12s %-8s %6.0f  (%.0f-%.0f)  x%s of queue-depth\n' "$(cost_paths "$s")" \
+				q=queue-depth@patched
+				[ "${p#*@}" != distro ] || q=queue-depth@distro
+				# the ratio within a boot, as in the criteria
+				printf '  %s paths  %-12s %-8s %6.0f  (%.0f-%.0f)  x%.3f of queue-depth\n' "$(cost_paths "$s")" \
 					"${p%@*}" "${p#*@}" "$(val "$s" "$p" cpu_ns)" "${MIN[$s,$p,cpu_ns]}" \
-					"${MAX[$s,$p,cpu_ns]}" "$(calc "$(val "$s" "$p" cpu_ns) / $q")"
+					"${MAX[$s,$p,cpu_ns]}" "$(rat "$s" "$p" cpu_ns "$q" cpu_ns | cut -d' ' -f1)"
 			done
 		done
 	fi
