@@ -292,7 +292,7 @@ trace_on() {
 	[ -e "$tr/events" ] || mount -t tracefs tracefs "$tr"
 	echo 2048 > "$tr/buffer_size_kb"
 	echo > "$tr/trace"
-	# not the band's picks: one per I/O
+	# not the band's picks (rule 1, NVME_LAT_RULE_BAND): one per I/O
 	echo 'rule != 1' > "$tr/events/nvme/nvme_lat_select/filter"
 	for e in $trace_ev; do echo 1 > "$e/enable"; done
 }

@@ -202,14 +202,20 @@ critr() {
 	crit "$1" "$2" "$m" "$lo" "$hi" "$7" "$8" "${9:-}"
 }
 
+# same_path S: numa and the oracle ran on the same path in S (their
+# medians of path 1's share agree): their ratio is the run-to-run noise
+same_path() {
+	[ -n "$(val "$1" numa share1)" ] &&
+		[ "$(val "$1" numa share1)" = "$(val "$1" oracle share1)" ]
+}
+
 # control_noise S C: "numa/oracle LO–HI" when numa and the oracle ran on
 # the same single path in S and their ratio in column C strayed from 1 by
 # more than 1% in some round: run-to-run noise larger than the criteria's
 # margins.  Empty otherwise.
 control_noise() {
 	local m lo hi
-	[ -n "$(val "$1" numa share1)" ] || return 0
-	[ "$(val "$1" numa share1)" = "$(val "$1" oracle share1)" ] || return 0
+	same_path "$1" || return 0
 	read -r m lo hi <<< "$(rat "$1" numa "$2" oracle "$2")"
 	[ "$m" != - ] || return 0
 	awk -v l="$lo" -v h="$hi" 'BEGIN { exit !(l < 0.99 || h > 1.01) }' || return 0
@@ -231,7 +237,7 @@ controls() {
 	for s in "${SCENS[@]}"; do
 		[ -n "$(val "$s" numa mib)" ] || continue
 		[ -n "$(val "$s" oracle mib)" ] || continue
-		[ "$(val "$s" numa share1)" = "$(val "$s" oracle share1)" ] || continue
+		same_path "$s" || continue
 		echo "| $s | $(ratio "$(val "$s" numa mib)" "$(val "$s" oracle mib)") | $(ratio "$(val "$s" numa p99)" "$(val "$s" oracle p99)") |"
 	done
 }
@@ -481,13 +487,11 @@ cover() {
 	cover_row "  the 128k job's MiB/s" mixed large_mib
 	cover_row "tiobench, its 4 phases summed, MiB/s" tiobench tio_total
 	if [ -n "$(val overhead queue-depth@patched cpu_ns)" ]; then
-		q=$(val overhead queue-depth@patched cpu_ns)
 		echo
 		echo "Cost: instructions per 4 KiB read (fio and the nvmet loop target included;"
 		echo "QEMU -icount, one vCPU, 2, 4 and 8 loop paths, median of $(find "$res/patched" -mindepth 1 -maxdepth 1 -type d | wc -l) boots, min-max):"
 		for s in overhead overhead4 overhead8; do
-			q=$(val "$s" queue-depth@patched cpu_ns)
-			[ -n "$q" ] || continue
+			[ -n "$(val "$s" queue-depth@patched cpu_ns)" ] || continue
 			echo
 			for p in numa@base numa@patched round-robin@patched queue-depth@patched latency@patched \
 				queue-depth@distro latency@distro; do
