@@ -73,8 +73,8 @@ test-fault: tree
 TORTURE_SECONDS ?= 600
 torture: tree
 	@NVLAT_TORTURE_SECONDS=$(TORTURE_SECONDS) NVLAT_TORTURE_SEED=$(SEED) \
-		NVLAT_TEST_TIMEOUT=$$(($(TORTURE_SECONDS) * 3 + 600)) \
-		NVLAT_GUEST_TIMEOUT=$$(($(TORTURE_SECONDS) * 3 + 1800)) $(T)/test-debug.sh 70
+		NVLAT_TEST_TIMEOUT=$$(($(TORTURE_SECONDS) * 5 + 600)) \
+		NVLAT_GUEST_TIMEOUT=$$(($(TORTURE_SECONDS) * 5 + 1800)) $(T)/test-debug.sh 70
 
 ## make demo        two asymmetric paths, tiobench under every iopolicy
 demo: kernel
