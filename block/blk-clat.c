@@ -464,8 +464,11 @@ VISIBLE_IF_KUNIT bool blk_clat_fold(struct blk_clat *clat, u64 now_ns,
 					     weight);
 	blk_clat_fold_inflight(clat, busy_ns, now_ns, win_ns, weight, active,
 			       busy);
-	if (active && clat->fold_seq)
+	if (active && clat->fold_seq) {
+		/* a reader that sees the count (acquire) sees the estimates */
+		smp_mb__before_atomic();
 		atomic_inc(clat->fold_seq);
+	}
 	spin_unlock_bh(&clat->lock);
 	return active || busy;
 }
@@ -606,7 +609,8 @@ EXPORT_SYMBOL_GPL(blk_clat_peek);
  * blk_clat_notify_folds - count the windows that change the estimates
  * @clat: estimator returned by blk_clat_attach()
  * @seq: incremented after each window with completions, which is when
- *	estimates change; NULL for none
+ *	estimates change, after the new estimates are written (a reader that
+ *	reads it with acquire and then the estimates sees them); NULL for none
  *
  * For a user that keeps decisions made from the estimates and must know
  * when they change.  @seq must outlive the estimator's attachment, until
