@@ -19,6 +19,9 @@ out=$CACHE/build-debug
 export NVLAT_TORTURE_SECONDS=${NVLAT_TORTURE_SECONDS:-150}
 # after the tests, two kmemleak scans (-L): a leak shows up on the console
 export NVLAT_TEST_TIMEOUT=${NVLAT_TEST_TIMEOUT:-1800}
+# the hung-task detector's limit for the tests (the kernel's 300 s covers
+# the KUnit suite at boot; tools/vm/debug.config)
+export NVLAT_HUNG_TASK_SECS=${NVLAT_HUNG_TASK_SECS:-60}
 exec "$TOP/tools/tests/boot.sh" -q -L \
 	-k "$out/arch/x86/boot/bzImage" -m 3G -t "${NVLAT_GUEST_TIMEOUT:-3600}" \
 	-r "$CACHE/runs/debug-$(date +%Y%m%d-%H%M%S)" "$@"

@@ -37,6 +37,11 @@ if [ -n "${NVLAT_ICOUNT:-}" ]; then
 fi
 tap=$logs/results.tap
 : > "$tap"
+# the hung-task detector's limit for the tests, if the boot set a longer
+# one for the KUnit suite (test-debug.sh)
+if [ -n "${NVLAT_HUNG_TASK_SECS:-}" ] && [ -w /proc/sys/kernel/hung_task_timeout_secs ]; then
+	echo "$NVLAT_HUNG_TASK_SECS" > /proc/sys/kernel/hung_task_timeout_secs
+fi
 
 # --kmemleak: after the tests, scan for leaks (debug kernels); a leak is
 # reported on the console, where the host's scan finds it.  --quick: only
