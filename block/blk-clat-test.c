@@ -253,6 +253,37 @@ static void blk_clat_test_tunables(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, blk_clat_tunable_check(BLK_CLAT_NR_TUNABLES, 1), -EINVAL);
 }
 
+/* The fold counter counts the windows with completions, and nothing else. */
+static void blk_clat_test_notify_folds(struct kunit *test)
+{
+	struct blk_clat *clat = blk_clat_alloc();
+	atomic_t seq = ATOMIC_INIT(0);
+	u64 t = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, clat);
+	blk_clat_notify_folds(clat, &seq);
+	blk_clat_add_sample(clat, 0, false, SZ_4K, 100 * NSEC_PER_USEC);
+	blk_clat_add_sample(clat, 0, false, SZ_4K, 100 * NSEC_PER_USEC);
+	t += WIN_NS;
+	KUNIT_EXPECT_TRUE(test, blk_clat_fold(clat, t, INITIAL_JIFFIES + 13, false));
+	KUNIT_EXPECT_EQ(test, atomic_read(&seq), 1);
+	/* a window without completions changes no estimate */
+	t += WIN_NS;
+	blk_clat_fold(clat, t, INITIAL_JIFFIES + 26, true);
+	KUNIT_EXPECT_EQ(test, atomic_read(&seq), 1);
+	blk_clat_add_sample(clat, 0, true, SZ_64K, 300 * NSEC_PER_USEC);
+	t += WIN_NS;
+	blk_clat_fold(clat, t, INITIAL_JIFFIES + 39, false);
+	KUNIT_EXPECT_EQ(test, atomic_read(&seq), 2);
+	/* none after it is taken away */
+	blk_clat_notify_folds(clat, NULL);
+	blk_clat_add_sample(clat, 0, true, SZ_64K, 300 * NSEC_PER_USEC);
+	t += WIN_NS;
+	blk_clat_fold(clat, t, INITIAL_JIFFIES + 52, false);
+	KUNIT_EXPECT_EQ(test, atomic_read(&seq), 2);
+	blk_clat_free(clat);
+}
+
 /*
  * A window that follows an idle stop measures the in-flight count over that
  * window only: the gap before its first completion is not part of it.
@@ -489,6 +520,7 @@ static struct kunit_case blk_clat_test_cases[] = {
 	KUNIT_CASE(blk_clat_test_sample_word),
 	KUNIT_CASE(blk_clat_test_attach_lifecycle),
 	KUNIT_CASE(blk_clat_test_tunables),
+	KUNIT_CASE(blk_clat_test_notify_folds),
 	KUNIT_CASE(blk_clat_test_idle_gap),
 	KUNIT_CASE(blk_clat_test_busy_long),
 	{}

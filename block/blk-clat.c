@@ -126,6 +126,7 @@ struct blk_clat {
 	u64 tun[BLK_CLAT_NR_TUNABLES];
 	cpumask_var_t fold_cpus;
 	u64 window_start_ns;
+	atomic_t *fold_seq;
 	bool idle;
 	/* what the timer costs, for debugfs */
 	u64 folds;
@@ -463,6 +464,11 @@ VISIBLE_IF_KUNIT bool blk_clat_fold(struct blk_clat *clat, u64 now_ns,
 					     weight);
 	blk_clat_fold_inflight(clat, busy_ns, now_ns, win_ns, weight, active,
 			       busy);
+	if (active && clat->fold_seq) {
+		/* a reader that sees the count (acquire) sees the estimates */
+		smp_mb__before_atomic();
+		atomic_inc(clat->fold_seq);
+	}
 	spin_unlock_bh(&clat->lock);
 	return active || busy;
 }
@@ -598,6 +604,27 @@ struct blk_clat_peek blk_clat_peek(const struct blk_clat *clat,
 	};
 }
 EXPORT_SYMBOL_GPL(blk_clat_peek);
+
+/**
+ * blk_clat_notify_folds - count the windows that change the estimates
+ * @clat: estimator returned by blk_clat_attach()
+ * @seq: incremented after each window with completions, which is when
+ *	estimates change, after the new estimates are written (a reader that
+ *	reads it with acquire and then the estimates sees them); NULL for none
+ *
+ * For a user that keeps decisions made from the estimates and must know
+ * when they change.  @seq must outlive the estimator's attachment, until
+ * blk_clat_detach() or the queue's removal.
+ *
+ * Context: any that may take a BH-disabling spinlock.
+ */
+void blk_clat_notify_folds(struct blk_clat *clat, atomic_t *seq)
+{
+	spin_lock_bh(&clat->lock);
+	clat->fold_seq = seq;
+	spin_unlock_bh(&clat->lock);
+}
+EXPORT_SYMBOL_GPL(blk_clat_notify_folds);
 
 /**
  * blk_clat_free - free an estimator that blk_clat_alloc() returned

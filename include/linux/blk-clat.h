@@ -63,6 +63,7 @@ void blk_clat_read(const struct blk_clat *clat, int node, bool write,
 unsigned int blk_clat_key(int node, bool write, unsigned int bytes);
 struct blk_clat_peek blk_clat_peek(const struct blk_clat *clat,
 				   unsigned int key);
+void blk_clat_notify_folds(struct blk_clat *clat, atomic_t *seq);
 #if IS_ENABLED(CONFIG_KUNIT)
 /* for tests that drive an estimator without a queue, such as path models */
 struct blk_clat *blk_clat_alloc(void);
@@ -113,6 +114,10 @@ static inline struct blk_clat_peek blk_clat_peek(const struct blk_clat *clat,
 						 unsigned int key)
 {
 	return (struct blk_clat_peek){ };
+}
+
+static inline void blk_clat_notify_folds(struct blk_clat *clat, atomic_t *seq)
+{
 }
 #endif /* CONFIG_BLK_CLAT */
 

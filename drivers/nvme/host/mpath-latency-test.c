@@ -153,8 +153,9 @@ struct model {
 	struct nvme_lat_probe probe[MODEL_MAX_NS][MODEL_MAX_PATHS];
 	/* one CPU's plans, per namespace and direction (zeroed: none holds) */
 	struct nvme_lat_plan plan[MODEL_MAX_NS][2];
+	atomic_t plan_gen[MODEL_MAX_NS];	/* head->lat_plan_gen */
 	unsigned long busy[MODEL_MAX_NS][MODEL_MAX_PATHS];
-	u32 inflight[MODEL_MAX_NS][MODEL_MAX_PATHS];
+	atomic_t inflight[MODEL_MAX_NS][MODEL_MAX_PATHS];
 	unsigned int rotor[MODEL_MAX_NS];
 	/* the weighted rule: samples since the fold, EWMA, weight, credits */
 	u64 w_sum_ns[MODEL_MAX_NS][MODEL_MAX_PATHS];
@@ -239,36 +240,17 @@ static u32 model_ctrl_inflight(struct model *m, int path)
 	int ns;
 
 	for (ns = 0; ns < m->sc->nr_ns; ns++)
-		n += m->inflight[ns][path];
+		n += atomic_read(&m->inflight[ns][path]);
 	return n;
 }
 
 /* nvme_lat_plan_path() on the model: -1 if the plan cannot decide */
 static int model_latency_plan(struct model *m, const struct nvme_lat_plan *plan,
-			      int ns, bool ctrl, unsigned long now)
+			      int ns)
 {
-	struct blk_clat_peek est;
-	struct nvme_lat_pick pk;
-	struct nvme_lat_path c;
-	u32 inflight;
-	int i;
+	int i = plan->idx[nvme_lat_plan_pick(plan, m->rotor[ns])];
 
-	nvme_lat_plan_begin(&pk, plan, m->rotor[ns]);
-	for (i = 0; i < m->sc->nr_paths; i++) {
-		c.tier = m->sc->tier[ns][i];
-		if (c.tier > plan->tier)
-			continue;
-		inflight = ctrl ? model_ctrl_inflight(m, i) : m->inflight[ns][i];
-		if (nvme_lat_quiet(inflight, m->busy[ns][i], now))
-			return -1;
-		est = blk_clat_peek(m->clat[ns][i], plan->key);
-		c.lat_ns = est.lat_ns;
-		c.per_inflight_ns = est.lat_per_inflight_ns;
-		c.inflight = min(inflight, U16_MAX);
-		if (!nvme_lat_plan_add(&pk, plan, i, &c))
-			return -1;
-	}
-	return nvme_lat_plan_pick(&pk);
+	return m->sc->tier[ns][i] == plan->tier ? i : -1;
 }
 
 /*
@@ -285,11 +267,13 @@ static int model_latency(struct model *m, const struct model_job *job, bool ctrl
 	struct nvme_lat_plan *plan = &m->plan[job->ns][job->write];
 	struct blk_clat_estimate est;
 	bool plannable = true;
-	int i, ns = job->ns;
+	int i, j, ns = job->ns;
 	u32 inflight;
 
-	if (plan->made_jiffies == now && plan->for_key == key) {
-		i = model_latency_plan(m, plan, ns, ctrl, now);
+	/* in-flight counts per controller are sums: no plan */
+	if (!ctrl && plan->made_jiffies == now && plan->for_key == key &&
+	    plan->gen == atomic_read(&m->plan_gen[ns])) {
+		i = model_latency_plan(m, plan, ns);
 		if (i >= 0) {
 			m->rotor[ns]++;
 			m->r.planned++;
@@ -299,7 +283,8 @@ static int model_latency(struct model *m, const struct model_job *job, bool ctrl
 	for (i = 0; i < m->sc->nr_paths; i++) {
 		blk_clat_read(m->clat[ns][i], cpu_to_node(0), job->write,
 			      job->bytes, now, &est);
-		inflight = ctrl ? model_ctrl_inflight(m, i) : m->inflight[ns][i];
+		inflight = ctrl ? model_ctrl_inflight(m, i) :
+				  atomic_read(&m->inflight[ns][i]);
 		nvme_lat_path_set(&p[i], &est, inflight, m->busy[ns][i],
 				  m->sc->tier[ns][i], &m->probe[ns][i], now, true);
 		if (p[i].tier != NVME_LAT_UNUSABLE)
@@ -311,10 +296,13 @@ static int model_latency(struct model *m, const struct model_job *job, bool ctrl
 	if (i >= 0 && p[i].probe)
 		m->r.probes[ns][i]++;
 	plan->made_jiffies = now - 1;
-	if (i >= 0 && plannable) {
+	if (i >= 0 && plannable && !ctrl) {
 		p[i].probe = false;
 		if (nvme_lat_plan_make(plan, p, m->sc->nr_paths,
 				       NVME_LAT_DEF_BAND_X1024)) {
+			for (j = 0; j < plan->nr; j++)
+				plan->nr_active[j] = &m->inflight[ns][plan->idx[j]];
+			plan->gen = atomic_read(&m->plan_gen[ns]);
 			plan->for_key = key;
 			plan->key = key;
 			plan->made_jiffies = now;
@@ -496,7 +484,7 @@ static void model_submit(struct model *m, int j)
 	m->server_free_ns[b][s] = start + svc;
 	ev.t_ns = m->server_free_ns[b][s] + m->delay_ns[i];
 	ev.path = i;
-	if (!m->inflight[job->ns][i]++)
+	if (atomic_inc_return(&m->inflight[job->ns][i]) == 1)
 		m->busy[job->ns][i] = model_jiffies(m->now_ns);
 	if (m->sc->hole.to_ns && i == m->sc->hole.path &&
 	    m->now_ns >= m->sc->hole.from_ns && m->now_ns < m->sc->hole.to_ns)
@@ -516,7 +504,7 @@ static void model_fold(struct model *m)
 			while (*next && *next <= m->now_ns) {
 				if (blk_clat_fold(m->clat[ns][i], *next,
 						  model_jiffies(*next),
-						  m->inflight[ns][i] != 0))
+						  atomic_read(&m->inflight[ns][i]) != 0))
 					*next += MODEL_WIN_NS;
 				else
 					*next = 0;	/* idle: timer stops */
@@ -531,7 +519,7 @@ static void model_complete(struct model *m, const struct model_event *ev)
 	u64 lat = ev->t_ns - ev->submit_ns;
 	int ns = job->ns, bin;
 
-	m->inflight[ns][ev->path]--;
+	atomic_dec(&m->inflight[ns][ev->path]);
 	m->busy[ns][ev->path] = model_jiffies(m->now_ns);
 	m->w_sum_ns[ns][ev->path] += lat;
 	m->w_nr[ns][ev->path]++;
@@ -590,13 +578,18 @@ static void model_run(struct kunit *test, struct model *m,
 	for (i = 0; i < sc->nr_paths; i++)
 		m->delay_ns[i] = sc->path[i].delay_ns;
 	m->w_next_fold_ns = policy == MODEL_WEIGHTED ? MODEL_W_FOLD_NS : MODEL_WIN_NS;
-	for (ns = 0; ns < sc->nr_ns; ns++)
+	for (ns = 0; ns < sc->nr_ns; ns++) {
 		for (i = 0; i < sc->nr_paths; i++)
 			m->w_weight[ns][i] = MODEL_W_MAX;
+		/* none made yet, as nvme_latency_work() allocates them */
+		m->plan[ns][0].for_key = U16_MAX;
+		m->plan[ns][1].for_key = U16_MAX;
+	}
 	for (ns = 0; ns < sc->nr_ns; ns++)
 		for (i = 0; i < sc->nr_paths; i++) {
 			m->clat[ns][i] = blk_clat_alloc();
 			KUNIT_ASSERT_NOT_NULL(test, m->clat[ns][i]);
+			blk_clat_notify_folds(m->clat[ns][i], &m->plan_gen[ns]);
 			m->probe[ns][i].next_jiffies = model_jiffies(0);
 			m->busy[ns][i] = model_jiffies(0);
 		}
@@ -638,7 +631,7 @@ static void model_run(struct kunit *test, struct model *m,
 			for (d = 0; d < sc->job[ev.job].depth; d++)
 				model_submit(m, ev.job);
 		} else if (ev.failed) {
-			m->inflight[sc->job[ev.job].ns][ev.path]--;
+			atomic_dec(&m->inflight[sc->job[ev.job].ns][ev.path]);
 			m->busy[sc->job[ev.job].ns][ev.path] = model_jiffies(m->now_ns);
 			model_submit(m, ev.job);
 		} else {
@@ -1284,16 +1277,16 @@ static void model_test_band(struct kunit *test)
 /*
  * A plan decides as the full decision does: random inputs (no probes, no
  * quiet paths), nvme_lat_choose() against nvme_lat_plan_make() and
- * nvme_lat_plan_add() over the same paths, with the same rotor: the same
- * path, exact ties included.
+ * nvme_lat_plan_pick() over the same paths and in-flight counts, with the
+ * same rotor: the same path, exact ties included.
  */
 static void model_test_plan(struct kunit *test)
 {
 	struct nvme_lat_path p[NVME_LAT_MAX_PATHS];
+	atomic_t inflight[NVME_LAT_MAX_PATHS];
 	struct nvme_lat_plan plan;
-	struct nvme_lat_pick pk;
 	struct rnd_state rnd;
-	int t, i, nr, a, b, made = 0;
+	int t, i, nr, a, b, best_tier, made = 0;
 	u32 base;
 
 	prandom_seed_state(&rnd, 0x706c616eULL);
@@ -1307,40 +1300,39 @@ static void model_test_plan(struct kunit *test)
 			p[i].lat_ns = x & 1 ? base : base + (x >> 8) % (2 * base);
 			p[i].per_inflight_ns = p[i].lat_ns / (1 + (x >> 4) % 8);
 			p[i].inflight = (x >> 12) % (x & 2 ? 3 : 64);
-			p[i].tier = (x >> 20) % 8 == 0 ? 1 :
-				    (x >> 20) % 8 == 1 ? NVME_LAT_UNUSABLE : 0;
+			p[i].tier = (x >> 20) % 8 < 3 ? 1 :
+				    (x >> 20) % 8 == 3 ? NVME_LAT_UNUSABLE : 0;
 			p[i].probe = false;
+			p[i].silent = false;
 			p[i].win_jiffies = 1;
+			atomic_set(&inflight[i], p[i].inflight);
 		}
 		a = nvme_lat_choose(p, nr, t, NVME_LAT_DEF_BAND_X1024);
 		if (!nvme_lat_plan_make(&plan, p, nr, NVME_LAT_DEF_BAND_X1024)) {
-			/* only when no path is usable */
-			KUNIT_EXPECT_EQ(test, a, -1);
+			/* only when no path is usable, or too many are best */
+			best_tier = NVME_LAT_UNUSABLE;
+			for (i = 0; i < nr; i++)
+				best_tier = min_t(int, best_tier, p[i].tier);
+			b = 0;
+			for (i = 0; i < nr; i++)
+				b += p[i].tier == best_tier;
+			KUNIT_EXPECT_TRUE(test, a == -1 || b > NVME_LAT_PLAN_PATHS);
 			continue;
 		}
 		made++;
-		nvme_lat_plan_begin(&pk, &plan, t);
-		for (i = 0; i < nr; i++)
-			KUNIT_ASSERT_TRUE(test, nvme_lat_plan_add(&pk, &plan, i,
-								  &p[i]));
-		b = nvme_lat_plan_pick(&pk);
+		KUNIT_ASSERT_GE(test, (int)plan.nr_band, 1);
+		for (i = 0; i < plan.nr; i++) {
+			plan.nr_active[i] = &inflight[plan.idx[i]];
+			/* the band's members by rising estimate */
+			if (i && i < plan.nr_band)
+				KUNIT_EXPECT_LE(test, plan.lat_ns[i - 1],
+						plan.lat_ns[i]);
+		}
+		b = plan.idx[nvme_lat_plan_pick(&plan, t)];
 		KUNIT_ASSERT_GE(test, a, 0);
-		KUNIT_ASSERT_GE(test, b, 0);
 		KUNIT_EXPECT_EQ(test, a, b);
 	}
-	KUNIT_EXPECT_GT(test, made, 15000);
-	/* a better tier, or a path without an estimate: no decision */
-	plan = (struct nvme_lat_plan){ .tier = 1, .band_ns = 1000, .nr = 1 };
-	nvme_lat_plan_begin(&pk, &plan, 0);
-	p[0] = (struct nvme_lat_path){ .lat_ns = 500, .tier = 0 };
-	KUNIT_EXPECT_FALSE(test, nvme_lat_plan_add(&pk, &plan, 0, &p[0]));
-	p[0].tier = 1;
-	p[0].lat_ns = 0;
-	KUNIT_EXPECT_FALSE(test, nvme_lat_plan_add(&pk, &plan, 0, &p[0]));
-	/* a worse tier is left out */
-	p[0].tier = NVME_LAT_UNUSABLE;
-	KUNIT_EXPECT_TRUE(test, nvme_lat_plan_add(&pk, &plan, 0, &p[0]));
-	KUNIT_EXPECT_EQ(test, nvme_lat_plan_pick(&pk), -1);
+	KUNIT_EXPECT_GT(test, made, 10000);
 	/* no plan while a probe of the best tier is due */
 	p[0] = (struct nvme_lat_path){ .lat_ns = 500, .probe = true };
 	p[1] = (struct nvme_lat_path){ .lat_ns = 500, .tier = 1, .probe = true };
@@ -1349,6 +1341,19 @@ static void model_test_plan(struct kunit *test)
 	p[0].probe = false;
 	KUNIT_EXPECT_TRUE(test, nvme_lat_plan_make(&plan, p, 2, NVME_LAT_DEF_BAND_X1024));
 	KUNIT_EXPECT_EQ(test, plan.band_ns, 625U);
+	KUNIT_EXPECT_EQ(test, plan.nr, 1);
+	/* nor while a path of the best tier has no estimate, or is silent */
+	p[1] = (struct nvme_lat_path){ .lat_ns = 0 };
+	KUNIT_EXPECT_FALSE(test, nvme_lat_plan_make(&plan, p, 2, NVME_LAT_DEF_BAND_X1024));
+	p[1] = (struct nvme_lat_path){ .lat_ns = 5000, .silent = true };
+	KUNIT_EXPECT_FALSE(test, nvme_lat_plan_make(&plan, p, 2, NVME_LAT_DEF_BAND_X1024));
+	/* nor with more paths in the best tier than it keeps */
+	for (i = 0; i <= NVME_LAT_PLAN_PATHS; i++)
+		p[i] = (struct nvme_lat_path){ .lat_ns = 500 + i };
+	KUNIT_EXPECT_TRUE(test, nvme_lat_plan_make(&plan, p, NVME_LAT_PLAN_PATHS,
+						   NVME_LAT_DEF_BAND_X1024));
+	KUNIT_EXPECT_FALSE(test, nvme_lat_plan_make(&plan, p, NVME_LAT_PLAN_PATHS + 1,
+						    NVME_LAT_DEF_BAND_X1024));
 }
 
 /*

@@ -26,6 +26,8 @@ struct nvme_lat_plans {
 	struct nvme_lat_plan plan[2];
 };
 
+static_assert(MAX_NUMNODES * BLK_CLAT_KEYS_PER_NODE < U16_MAX);
+
 /*
  * A path that holds requests and has ended none for two jiffies or more:
  * nvme_lat_path_set() may price it at its silence.  busy_jiffies may be
@@ -316,19 +318,21 @@ EXPORT_SYMBOL_IF_KUNIT(nvme_lat_select);
 
 /**
  * nvme_lat_plan_make - the plan of a decision, for reuse in its jiffy
- * @plan: filled in: its tier and band
+ * @plan: filled in, but for @plan->nr_active, which the caller fills in
+ *	from @plan->idx
  * @p: the decision's input, as nvme_lat_select() left it, with the probe
  *	it claimed (if any) cleared
  * @nr: number of entries in @p
  * @band_x1024: the band's width, as for nvme_lat_choose()
  *
- * Of nvme_lat_choose()'s inputs, only the estimates and the ANA tiers say
- * which paths form the band; they change at folds and on state changes,
- * and the probes that are due change with the jiffy.  A plan keeps the
- * tier and the band, so that the I/Os of the same jiffy need only the
- * paths' estimates and in-flight counts (nvme_lat_plan_add()).  There is
- * no plan while a probe of the best tier is due, or while a path of that
- * tier has no estimate.
+ * Of nvme_lat_choose()'s inputs, only the requests in flight change from
+ * one I/O to the next: the estimates change at folds, the ANA tiers on
+ * state changes, and the probes that are due with the jiffy.  A plan keeps
+ * the paths of the best tier with their estimates, the band's members
+ * first by rising estimate, so that an I/O of the same jiffy reads only
+ * in-flight counts (nvme_lat_plan_pick()).  There is no plan while a probe
+ * of the best tier is due, while a path of that tier has no estimate or is
+ * silent, or while that tier has more than %NVME_LAT_PLAN_PATHS paths.
  *
  * Context: any; pure function of its arguments.
  * Return: true if @plan was made.
@@ -339,129 +343,126 @@ VISIBLE_IF_KUNIT bool nvme_lat_plan_make(struct nvme_lat_plan *plan,
 {
 	u8 tier = NVME_LAT_UNUSABLE;
 	u32 min_lat = U32_MAX;
-	int i;
+	int i, j, k, n = 0, nr_band = 0;
+	u64 band;
 
+	if (nr > U8_MAX)
+		return false;
 	for (i = 0; i < nr; i++)
 		tier = min(tier, p[i].tier);
+	if (tier == NVME_LAT_UNUSABLE)
+		return false;
 	for (i = 0; i < nr; i++) {
 		if (p[i].tier != tier)
 			continue;
-		if (p[i].probe || !p[i].lat_ns)
+		if (p[i].probe || !p[i].lat_ns || p[i].silent ||
+		    n == NVME_LAT_PLAN_PATHS)
 			return false;
 		min_lat = min(min_lat, p[i].lat_ns);
+		n++;
 	}
-	if (tier == NVME_LAT_UNUSABLE)
-		return false;
+	band = nvme_lat_band(min_lat, band_x1024);
+	/* the band by rising estimate (insertion), then the others */
+	for (i = 0; i < nr; i++) {
+		if (p[i].tier != tier || p[i].lat_ns > band)
+			continue;
+		for (k = nr_band; k > 0 &&
+		     p[plan->idx[k - 1]].lat_ns > p[i].lat_ns; k--)
+			plan->idx[k] = plan->idx[k - 1];
+		plan->idx[k] = i;
+		nr_band++;
+	}
+	n = nr_band;
+	for (i = 0; i < nr; i++)
+		if (p[i].tier == tier && p[i].lat_ns > band)
+			plan->idx[n++] = i;
+	for (j = 0; j < n; j++) {
+		plan->lat_ns[j] = p[plan->idx[j]].lat_ns;
+		plan->per_inflight_ns[j] = p[plan->idx[j]].per_inflight_ns;
+	}
 	plan->tier = tier;
-	plan->band_ns = min_t(u64, nvme_lat_band(min_lat, band_x1024), U32_MAX);
-	plan->nr = nr;
+	plan->band_ns = min_t(u64, band, U32_MAX);
+	plan->nr = n;
+	plan->nr_band = nr_band;
+	plan->nr_input = nr;
 	return true;
 }
 EXPORT_SYMBOL_IF_KUNIT(nvme_lat_plan_make);
 
-/**
- * nvme_lat_plan_begin - start a decision under a plan
- * @pk: the decision, to start
- * @plan: the plan
- * @rotor: where exact ties start, as for nvme_lat_choose()
- *
- * Context: any.
+/*
+ * The plan's @i-th path comes before its @j-th in the order from the
+ * rotor on, as nvme_lat_choose() breaks exact ties; only ties call it.
  */
-VISIBLE_IF_KUNIT void nvme_lat_plan_begin(struct nvme_lat_pick *pk,
-					  const struct nvme_lat_plan *plan,
-					  unsigned int rotor)
+static bool nvme_lat_plan_before(const struct nvme_lat_plan *plan,
+				 unsigned int rotor, int i, int j)
 {
-	*pk = (struct nvme_lat_pick){
-		.best = -1,
-		.other = -1,
-		.other_cost = U64_MAX,
-		.nr = plan->nr,
-		/* a zeroed plan (nr 0) decides nothing anyway */
-		.start = plan->nr ? rotor % plan->nr : 0,
-	};
-}
-EXPORT_SYMBOL_IF_KUNIT(nvme_lat_plan_begin);
+	unsigned int start = rotor % plan->nr_input;
+	unsigned int pi = plan->idx[i], pj = plan->idx[j];
 
-/* @i comes before @j in the order from @pk->start on */
-static bool nvme_lat_plan_before(const struct nvme_lat_pick *pk, int i, int j)
-{
-	unsigned int pi = i >= pk->start ? i - pk->start : i + pk->nr - pk->start;
-	unsigned int pj = j >= pk->start ? j - pk->start : j + pk->nr - pk->start;
-
+	pi = pi >= start ? pi - start : pi + plan->nr_input - start;
+	pj = pj >= start ? pj - start : pj + plan->nr_input - start;
 	return pi < pj;
 }
 
-/**
- * nvme_lat_plan_add - weigh one more path under a plan
- * @pk: the decision so far, from nvme_lat_plan_begin()
- * @plan: the plan
- * @i: the path's index among the usable paths, in the head's list order,
- *	as in the decision that made the plan
- * @c: the path's estimate, requests in flight and tier (its probe and
- *	window are not looked at)
- *
- * Weighs @c as nvme_lat_choose() does with the plan's band: the band
- * member with the fewest requests in flight (then the lower estimate),
- * and the cheapest path outside the band, exact ties going to the first
- * from the rotor on.  A path of a worse tier than the plan's is left out.
- *
- * Context: any; pure function of its arguments and @pk.
- * Return: false if the plan cannot decide: @c is of a better tier than
- * the plan's, or has no estimate.
- */
-VISIBLE_IF_KUNIT bool nvme_lat_plan_add(struct nvme_lat_pick *pk,
-					const struct nvme_lat_plan *plan,
-					int i, const struct nvme_lat_path *c)
+/* a plan's path's requests in flight, as nvme_lat_path_set() counts them */
+static u16 nvme_lat_plan_inflight(const struct nvme_lat_plan *plan, int i)
 {
-	u64 cost;
-
-	if (c->tier != plan->tier)
-		return c->tier > plan->tier;
-	if (!c->lat_ns)
-		return false;
-	if (c->lat_ns > plan->band_ns) {
-		cost = max_t(u64, plan->band_ns, nvme_lat_load_ns(c));
-		if (cost < pk->other_cost ||
-		    (cost == pk->other_cost && nvme_lat_plan_before(pk, i, pk->other))) {
-			pk->other_cost = cost;
-			pk->other = i;
-		}
-		return true;
-	}
-	if (pk->best >= 0 &&
-	    (c->inflight > pk->best_inflight ||
-	     (c->inflight == pk->best_inflight &&
-	      (c->lat_ns > pk->best_lat_ns ||
-	       (c->lat_ns == pk->best_lat_ns &&
-		!nvme_lat_plan_before(pk, i, pk->best))))))
-		return true;
-	pk->best = i;
-	pk->best_lat_ns = c->lat_ns;
-	pk->best_per_inflight_ns = c->per_inflight_ns;
-	pk->best_inflight = c->inflight;
-	return true;
+	return min_t(unsigned int, atomic_read(plan->nr_active[i]), U16_MAX);
 }
-EXPORT_SYMBOL_IF_KUNIT(nvme_lat_plan_add);
 
 /**
  * nvme_lat_plan_pick - the decision under a plan
- * @pk: every usable path added with nvme_lat_plan_add()
+ * @plan: a plan from nvme_lat_plan_make(), with @plan->nr_active filled in
+ * @rotor: where exact ties start, as for nvme_lat_choose()
  *
- * Context: any; pure function of @pk.
- * Return: @pk's best or other, as nvme_lat_choose() compares them, or -1
- * if no path of the band was added.
+ * Decides as nvme_lat_choose() does with the plan's estimates and the
+ * current requests in flight: the band's member with the fewest (then
+ * the lower estimate, then the first from @rotor on), unless a path
+ * outside the band is cheaper at the current loads.  As the members come
+ * by rising estimate, the walk stops at the first idle member that no
+ * later one can tie; the paths outside the band are read only when the
+ * band's winner costs more than the band, which is the least any of them
+ * can cost.
+ *
+ * Context: any; @plan->nr_active must point to live counters.
+ * Return: an index into the plan's paths.
  */
-VISIBLE_IF_KUNIT int nvme_lat_plan_pick(const struct nvme_lat_pick *pk)
+VISIBLE_IF_KUNIT int nvme_lat_plan_pick(const struct nvme_lat_plan *plan,
+					unsigned int rotor)
 {
-	u64 load_ns;
+	int j, best = 0, other = -1;
+	u16 inflight, best_inflight;
+	u64 cost, best_cost, other_cost = U64_MAX;
 
-	if (pk->best < 0)
-		return -1;
-	load_ns = (u64)pk->best_per_inflight_ns * (pk->best_inflight + 1);
-	if (pk->other >= 0 &&
-	    pk->other_cost < max_t(u64, pk->best_lat_ns, load_ns))
-		return pk->other;
-	return pk->best;
+	best_inflight = nvme_lat_plan_inflight(plan, 0);
+	for (j = 1; j < plan->nr_band; j++) {
+		if (!best_inflight && plan->lat_ns[j] > plan->lat_ns[best])
+			break;
+		inflight = nvme_lat_plan_inflight(plan, j);
+		if (inflight > best_inflight ||
+		    (inflight == best_inflight &&
+		     (plan->lat_ns[j] > plan->lat_ns[best] ||
+		      !nvme_lat_plan_before(plan, rotor, j, best))))
+			continue;
+		best = j;
+		best_inflight = inflight;
+	}
+	best_cost = max_t(u64, plan->lat_ns[best],
+			  (u64)plan->per_inflight_ns[best] * (best_inflight + 1));
+	if (best_cost <= plan->band_ns)
+		return best;
+	for (j = plan->nr_band; j < plan->nr; j++) {
+		inflight = nvme_lat_plan_inflight(plan, j);
+		cost = max_t(u64, plan->band_ns,
+			     (u64)plan->per_inflight_ns[j] * (inflight + 1));
+		if (cost < other_cost ||
+		    (cost == other_cost &&
+		     nvme_lat_plan_before(plan, rotor, j, other))) {
+			other_cost = cost;
+			other = j;
+		}
+	}
+	return other >= 0 && other_cost < best_cost ? other : best;
 }
 EXPORT_SYMBOL_IF_KUNIT(nvme_lat_plan_pick);
 
@@ -544,10 +545,11 @@ static void nvme_lat_read(struct nvme_ns_head *head, struct nvme_ns *ns,
 /*
  * Keep the plan of a decision for the rest of the jiffy, if the plan
  * would decide as the full decision does: every usable path took part,
- * with an estimator that measures this I/O in the same bucket.
+ * with an estimator that measures this I/O in the same bucket.  @gen was
+ * read before the decision's walk of the paths.
  */
 static void nvme_lat_plan_store(struct nvme_lat_plan *plan,
-				unsigned int for_key,
+				unsigned int for_key, unsigned int gen,
 				const struct nvme_lat_path *p,
 				struct nvme_ns *const *path, int nr, int usable,
 				int node, bool write, unsigned int bytes,
@@ -556,95 +558,40 @@ static void nvme_lat_plan_store(struct nvme_lat_plan *plan,
 	unsigned int key = blk_clat_key(node, write, bytes);
 	int i;
 
-	if (usable != nr || nr > U8_MAX || key > U16_MAX ||
-	    !nvme_lat_plan_make(plan, p, nr, band_x1024))
+	if (usable != nr || !nvme_lat_plan_make(plan, p, nr, band_x1024))
 		return;
 	for (i = 0; i < nr; i++)
 		if (!rcu_access_pointer(path[i]->clat) ||
 		    blk_clat_key(node, write,
 				 min(bytes, queue_max_bytes(path[i]->queue))) != key)
 			return;
+	for (i = 0; i < plan->nr; i++)
+		plan->nr_active[i] = &path[plan->idx[i]]->lat_nr_active;
+	plan->gen = gen;
 	plan->for_key = for_key;
 	plan->key = key;
 	plan->made_jiffies = now;
 }
 
 /*
- * The trace event of a decision under a plan, while it is enabled: the
- * band's winner as the decision saw it; a path outside the band as read
- * again now, so that the decision keeps no more than it needs.
- */
-static void nvme_lat_trace_plan(struct nvme_ns_head *head, struct nvme_ns *ns,
-				const struct nvme_lat_plan *plan,
-				const struct nvme_lat_pick *pk, int i)
-	__must_hold_shared(&head->srcu)
-{
-	struct blk_clat *clat;
-	u32 lat_ns = 0;
-
-	if (i == pk->best) {
-		trace_nvme_lat_select(ns, NVME_LAT_RULE_BAND, true,
-				      pk->best_lat_ns, pk->best_inflight);
-		return;
-	}
-	clat = srcu_dereference(ns->clat, &head->srcu);
-	if (clat)
-		lat_ns = blk_clat_peek(clat, plan->key).lat_ns;
-	trace_nvme_lat_select(ns, NVME_LAT_RULE_OUTSIDE, true, lat_ns,
-			      atomic_read(&ns->lat_nr_active));
-}
-
-/*
  * The path for a read or write with data under @plan, made in this jiffy;
- * NULL if the plan cannot decide and the full decision must be made.
+ * NULL if the plan cannot decide and the full decision must be made: the
+ * chosen path has left the plan's ANA tier or become unusable since.
  */
-static struct nvme_ns *nvme_lat_plan_path(struct nvme_ns_head *head,
-					  const struct nvme_lat_plan *plan,
-					  unsigned long now, unsigned int rotor)
-	__must_hold_shared(&head->srcu)
+static struct nvme_ns *nvme_lat_plan_path(const struct nvme_lat_plan *plan,
+					  unsigned int rotor)
 {
-	struct nvme_ns *ns, *best = NULL, *other = NULL;
-	/* filled in before use: not worth zeroing per I/O */
-	struct nvme_lat_pick pk __uninitialized;
-	struct nvme_lat_path c __uninitialized;
-	struct blk_clat_peek est;
-	struct blk_clat *clat;
-	unsigned int inflight;
-	int i = 0;
+	int i = nvme_lat_plan_pick(plan, rotor);
+	struct nvme_ns *ns = container_of(plan->nr_active[i], struct nvme_ns,
+					  lat_nr_active);
 
-	nvme_lat_plan_begin(&pk, plan, rotor);
-	list_for_each_entry_srcu(ns, &head->list, siblings,
-				 srcu_read_lock_held(&head->srcu)) {
-		c.tier = nvme_lat_tier(ns);
-		if (c.tier == NVME_LAT_UNUSABLE)
-			continue;
-		if (c.tier > plan->tier) {
-			i++;
-			continue;
-		}
-		clat = srcu_dereference(ns->clat, &head->srcu);
-		inflight = atomic_read(&ns->lat_nr_active);
-		if (!clat || nvme_lat_quiet(inflight,
-					    READ_ONCE(ns->lat_busy_jiffies), now))
-			return NULL;
-		est = blk_clat_peek(clat, plan->key);
-		c.lat_ns = est.lat_ns;
-		c.per_inflight_ns = est.lat_per_inflight_ns;
-		c.inflight = min(inflight, U16_MAX);
-		if (!nvme_lat_plan_add(&pk, plan, i, &c))
-			return NULL;
-		if (pk.best == i)
-			best = ns;
-		if (pk.other == i)
-			other = ns;
-		i++;
-	}
-	i = nvme_lat_plan_pick(&pk);
-	if (i < 0)
+	if (nvme_lat_tier(ns) != plan->tier)
 		return NULL;
-	ns = i == pk.best ? best : other;
 	if (trace_nvme_lat_select_enabled())
-		nvme_lat_trace_plan(head, ns, plan, &pk, i);
+		trace_nvme_lat_select(ns, i < plan->nr_band ?
+				      NVME_LAT_RULE_BAND : NVME_LAT_RULE_OUTSIDE,
+				      true, plan->lat_ns[i],
+				      atomic_read(&ns->lat_nr_active));
 	return ns;
 }
 
@@ -663,9 +610,10 @@ static struct nvme_ns *nvme_lat_plan_path(struct nvme_ns_head *head,
  * with an estimate stands in for it.  A read or write with data reuses the
  * plan (nvme_lat_plan_make()) that this CPU made last for its direction,
  * if that was in the same jiffy for the same size class and no path has
- * gone quiet, lost its estimator or come back in a better ANA tier since; the
- * plan is made only while the head has at most %NVME_LAT_MAX_PATHS usable
- * paths and all of them measure the I/O in the same size class.
+ * been removed or folded its estimates since (head->lat_plan_gen), unless
+ * the path it chooses has left the plan's ANA tier; the plan is made only
+ * while the head has at most %NVME_LAT_MAX_PATHS usable paths, none of
+ * them quiet, and all of them measure the I/O in the same size class.
  *
  * Context: under head->srcu.
  * Return: the path, or NULL if none is usable.
@@ -683,7 +631,7 @@ struct nvme_ns *nvme_latency_path(struct nvme_ns_head *head, struct bio *bio)
 	struct nvme_lat_path c __uninitialized;
 	unsigned long now = jiffies, busy;
 	unsigned int bytes = bio ? bio->bi_iter.bi_size : 0, rotor, inflight;
-	unsigned int for_key = 0;
+	unsigned int for_key = 0, gen = 0;
 	/* a flush goes where the writes it follows do */
 	bool write = bio && (op_is_write(bio_op(bio)) || !bytes);
 	bool sampled = bio && bytes && (bio_op(bio) == REQ_OP_READ ||
@@ -697,10 +645,13 @@ struct nvme_ns *nvme_latency_path(struct nvme_ns_head *head, struct bio *bio)
 	rotor = this_cpu_inc_return(nvme_lat_rotor);
 	plannable = sampled && plans;
 	if (plannable) {
+		/* before the walk below: see nvme_mpath_clear_current_path() */
+		gen = atomic_read_acquire(&head->lat_plan_gen);
 		for_key = blk_clat_key(node, write, bytes);
 		plan = &get_cpu_ptr(plans)->plan[write];
-		if (plan->made_jiffies == now && plan->for_key == for_key) {
-			ns = nvme_lat_plan_path(head, plan, now, rotor);
+		if (plan->made_jiffies == now && plan->for_key == for_key &&
+		    plan->gen == gen) {
+			ns = nvme_lat_plan_path(plan, rotor);
 			if (ns) {
 				put_cpu_ptr(plans);
 				return ns;
@@ -756,8 +707,9 @@ struct nvme_ns *nvme_latency_path(struct nvme_ns_head *head, struct bio *bio)
 		if (plannable && i >= 0) {
 			/* a probe it claimed is no longer due */
 			p[i].probe = false;
-			nvme_lat_plan_store(plan, for_key, p, path, nr, usable,
-					    node, write, bytes, now, band_x1024);
+			nvme_lat_plan_store(plan, for_key, gen, p, path, nr,
+					    usable, node, write, bytes, now,
+					    band_x1024);
 		}
 		put_cpu_ptr(plans);
 	}
@@ -927,6 +879,8 @@ static bool nvme_lat_update_path(struct nvme_ns *ns, bool want)
 	WRITE_ONCE(ns->lat_probe.next_jiffies, jiffies);
 	WRITE_ONCE(ns->lat_probe.backoff, 0);
 	WRITE_ONCE(ns->lat_attached, true);
+	/* a plan holds until the next fold of any of the head's paths */
+	blk_clat_notify_folds(clat, &ns->head->lat_plan_gen);
 	rcu_assign_pointer(ns->clat, clat);
 	/*
 	 * The subsystem's window, after publishing: a write of the attribute
@@ -964,12 +918,18 @@ void nvme_latency_work(struct work_struct *work)
 	unsigned int seq = ++head->lat_seq;
 	bool unpublished = false, retry = false;
 	struct nvme_lat_plans __percpu *plans;
-	int nr, i, srcu_idx;
+	int nr, i, cpu, srcu_idx;
 
 	/* without plans every I/O makes the full decision */
 	if (want && !head->lat_plans) {
 		plans = alloc_percpu(struct nvme_lat_plans);
-		/* seen zeroed: a plan made at jiffy 0 has no band, no choice */
+		/* a key that no I/O has: no plan is used before it is made */
+		for_each_possible_cpu(cpu) {
+			if (!plans)
+				break;
+			per_cpu_ptr(plans, cpu)->plan[0].for_key = U16_MAX;
+			per_cpu_ptr(plans, cpu)->plan[1].for_key = U16_MAX;
+		}
 		smp_store_release(&head->lat_plans, plans);
 	}
 
