@@ -8,6 +8,8 @@
  */
 #include <linux/blk-clat.h>
 #include <linux/percpu.h>
+#include <linux/seqlock.h>
+#include <linux/slab.h>
 #include <linux/sizes.h>
 #include <linux/sysfs.h>
 #include <kunit/visibility.h>
@@ -21,9 +23,16 @@
 /* where exact ties start, so that they rotate; per CPU, no shared writes */
 static DEFINE_PER_CPU(unsigned int, nvme_lat_rotor);
 
-/* a head's plans on one CPU: the last one made for reads and for writes */
-struct nvme_lat_plans {
-	struct nvme_lat_plan plan[2];
+/**
+ * struct nvme_lat_plan_slot - where a head keeps its plan for one blk-clat key
+ * @lock: taken with trylock by the one CPU that remakes the plan
+ * @seq: lets the node's CPUs copy @plan without the lock
+ * @plan: the plan for I/O of this key (node, direction, size class)
+ */
+struct nvme_lat_plan_slot {
+	spinlock_t lock;	/* a writer of @plan; readers never take it */
+	seqcount_spinlock_t seq;
+	struct nvme_lat_plan plan;
 };
 
 static_assert(MAX_NUMNODES * BLK_CLAT_KEYS_PER_NODE < U16_MAX);
@@ -543,34 +552,77 @@ static void nvme_lat_read(struct nvme_ns_head *head, struct nvme_ns *ns,
 }
 
 /*
- * Keep the plan of a decision for the rest of the jiffy, if the plan
+ * Make the plan of a decision for the rest of the jiffy, if the plan
  * would decide as the full decision does: every usable path took part,
- * with an estimator that measures this I/O in the same bucket.  @gen was
- * read before the decision's walk of the paths.
+ * with an estimator that measures this I/O in the same bucket.
  */
-static void nvme_lat_plan_store(struct nvme_lat_plan *plan,
-				unsigned int for_key, unsigned int gen,
+static bool nvme_lat_plan_store(struct nvme_lat_plan *plan,
 				const struct nvme_lat_path *p,
 				struct nvme_ns *const *path, int nr, int usable,
 				int node, bool write, unsigned int bytes,
-				unsigned long now, u32 band_x1024)
+				u32 band_x1024)
 {
 	unsigned int key = blk_clat_key(node, write, bytes);
 	int i;
 
 	if (usable != nr || !nvme_lat_plan_make(plan, p, nr, band_x1024))
-		return;
+		return false;
 	for (i = 0; i < nr; i++)
 		if (!rcu_access_pointer(path[i]->clat) ||
 		    blk_clat_key(node, write,
 				 min(bytes, queue_max_bytes(path[i]->queue))) != key)
-			return;
+			return false;
 	for (i = 0; i < plan->nr; i++)
 		plan->nr_active[i] = &path[plan->idx[i]]->lat_nr_active;
+	plan->key = key;
+	return true;
+}
+
+/*
+ * Replace the plan of @slot with the one of this decision, or with none
+ * (nr 0) for the rest of the jiffy if this decision makes none: one CPU
+ * at a time, and the others copy the plan meanwhile or make the full
+ * decision.  @gen was read before the decision's walk of the paths.
+ */
+static void nvme_lat_plan_update(struct nvme_lat_plan_slot *slot, bool make,
+				 unsigned int for_key, unsigned int gen,
+				 const struct nvme_lat_path *p,
+				 struct nvme_ns *const *path, int nr,
+				 int usable, int node, bool write,
+				 unsigned int bytes, unsigned long now,
+				 u32 band_x1024)
+{
+	struct nvme_lat_plan *plan = &slot->plan;
+
+	if (!spin_trylock(&slot->lock))
+		return;
+	write_seqcount_begin(&slot->seq);
+	if (!make || !nvme_lat_plan_store(plan, p, path, nr, usable, node,
+					  write, bytes, band_x1024))
+		plan->nr = 0;
 	plan->gen = gen;
 	plan->for_key = for_key;
-	plan->key = key;
 	plan->made_jiffies = now;
+	write_seqcount_end(&slot->seq);
+	spin_unlock(&slot->lock);
+}
+
+/*
+ * Copy into @plan the plan of @slot if it was made in jiffy @now for I/O of
+ * key @for_key under generation @gen, and not being remade.
+ */
+static bool nvme_lat_plan_get(struct nvme_lat_plan_slot *slot,
+			      struct nvme_lat_plan *plan, unsigned int for_key,
+			      unsigned int gen, unsigned long now)
+{
+	unsigned int seq;
+
+	if (!raw_seqcount_try_begin(&slot->seq, seq))
+		return false;
+	*plan = slot->plan;
+	return !read_seqcount_retry(&slot->seq, seq) &&
+	       plan->made_jiffies == now && plan->for_key == for_key &&
+	       plan->gen == gen;
 }
 
 /*
@@ -608,14 +660,14 @@ static struct nvme_ns *nvme_lat_plan_path(const struct nvme_lat_plan *plan,
  * an estimate for the I/O's size class, which happens when the
  * path queues merge such I/O into larger requests, the next larger class
  * with an estimate stands in for it.  A read or write with data reuses the
- * plan (nvme_lat_plan_make()) that this CPU made last for its direction,
- * if that was in the same jiffy for the same size class and no path has
- * been removed or folded its estimates since (head->lat_plan_gen), unless
- * the path it chooses has left the plan's ANA tier; the plan is made only
- * while the head has at most %NVME_LAT_MAX_PATHS usable paths, none of
- * them quiet, and all of them measure the I/O in the same size class.
+ * plan (nvme_lat_plan_make()) that a CPU of its node made for its direction
+ * and size class, if that was in the same jiffy and no path has been
+ * removed or folded its estimates since (head->lat_plan_gen), unless the
+ * path it chooses has left the plan's ANA tier; the plan is made only while
+ * the head has at most %NVME_LAT_MAX_PATHS usable paths, none of them
+ * quiet, and all of them measure the I/O in the same size class.
  *
- * Context: under head->srcu.
+ * Context: under head->srcu; may take a plan's spinlock with trylock.
  * Return: the path, or NULL if none is usable.
  */
 struct nvme_ns *nvme_latency_path(struct nvme_ns_head *head, struct bio *bio)
@@ -625,9 +677,10 @@ struct nvme_ns *nvme_latency_path(struct nvme_ns_head *head, struct bio *bio)
 	struct nvme_lat_path p[NVME_LAT_MAX_PATHS] __uninitialized;
 	struct nvme_ns *path[NVME_LAT_MAX_PATHS] __uninitialized;
 	struct nvme_lat_probe *probe[NVME_LAT_MAX_PATHS] __uninitialized;
-	struct nvme_lat_plans __percpu *plans = READ_ONCE(head->lat_plans);
+	struct nvme_lat_plan_slot *slots = READ_ONCE(head->lat_plans);
+	struct nvme_lat_plan_slot *slot = NULL;
 	struct blk_clat_estimate est __uninitialized;
-	struct nvme_lat_plan *plan = NULL;
+	struct nvme_lat_plan plan __uninitialized;
 	struct nvme_lat_path c __uninitialized;
 	unsigned long now = jiffies, busy;
 	unsigned int bytes = bio ? bio->bi_iter.bi_size : 0, rotor, inflight;
@@ -643,19 +696,19 @@ struct nvme_ns *nvme_latency_path(struct nvme_ns_head *head, struct bio *bio)
 	u8 tier;
 
 	rotor = this_cpu_inc_return(nvme_lat_rotor);
-	plannable = sampled && plans;
+	plannable = sampled && slots;
 	if (plannable) {
 		/* before the walk below: see nvme_mpath_clear_current_path() */
 		gen = atomic_read_acquire(&head->lat_plan_gen);
 		for_key = blk_clat_key(node, write, bytes);
-		plan = &get_cpu_ptr(plans)->plan[write];
-		if (plan->made_jiffies == now && plan->for_key == for_key &&
-		    plan->gen == gen) {
-			ns = nvme_lat_plan_path(plan, rotor);
-			if (ns) {
-				put_cpu_ptr(plans);
+		slot = &slots[for_key];
+		if (nvme_lat_plan_get(slot, &plan, for_key, gen, now)) {
+			/* none this jiffy: no need to try again */
+			if (!plan.nr)
+				slot = NULL;
+			ns = plan.nr ? nvme_lat_plan_path(&plan, rotor) : NULL;
+			if (ns)
 				return ns;
-			}
 		}
 	}
 
@@ -702,16 +755,13 @@ struct nvme_ns *nvme_latency_path(struct nvme_ns_head *head, struct bio *bio)
 				      nvme_lat_outside_band(p, nr, i, band_x1024) ?
 				      NVME_LAT_RULE_OUTSIDE : NVME_LAT_RULE_BAND,
 				      false, p[i].lat_ns, p[i].inflight);
-	if (plan) {
-		plan->made_jiffies = now - 1;
-		if (plannable && i >= 0) {
-			/* a probe it claimed is no longer due */
+	if (slot) {
+		/* a probe it claimed is no longer due */
+		if (i >= 0)
 			p[i].probe = false;
-			nvme_lat_plan_store(plan, for_key, gen, p, path, nr,
-					    usable, node, write, bytes, now,
-					    band_x1024);
-		}
-		put_cpu_ptr(plans);
+		nvme_lat_plan_update(slot, plannable && i >= 0, for_key, gen,
+				     p, path, nr, usable, node, write, bytes,
+				     now, band_x1024);
 	}
 	return i < 0 ? NULL : path[i];
 }
@@ -845,7 +895,7 @@ struct device_attribute subsys_attr_latency_band_pct =
  */
 void nvme_latency_free(struct nvme_ns_head *head)
 {
-	free_percpu(head->lat_plans);
+	kfree(head->lat_plans);
 	head->lat_plans = NULL;
 }
 
@@ -917,20 +967,21 @@ void nvme_latency_work(struct work_struct *work)
 	struct nvme_ns *batch[NVME_LAT_MAX_PATHS], *ns;
 	unsigned int seq = ++head->lat_seq;
 	bool unpublished = false, retry = false;
-	struct nvme_lat_plans __percpu *plans;
-	int nr, i, cpu, srcu_idx;
+	struct nvme_lat_plan_slot *slots;
+	int nr, i, srcu_idx;
 
 	/* without plans every I/O makes the full decision */
 	if (want && !head->lat_plans) {
-		plans = alloc_percpu(struct nvme_lat_plans);
-		/* a key that no I/O has: no plan is used before it is made */
-		for_each_possible_cpu(cpu) {
-			if (!plans)
-				break;
-			per_cpu_ptr(plans, cpu)->plan[0].for_key = U16_MAX;
-			per_cpu_ptr(plans, cpu)->plan[1].for_key = U16_MAX;
+		nr = nr_node_ids * BLK_CLAT_KEYS_PER_NODE;
+		slots = kcalloc(nr, sizeof(*slots), GFP_KERNEL);
+		for (i = 0; slots && i < nr; i++) {
+			spin_lock_init(&slots[i].lock);
+			seqcount_spinlock_init(&slots[i].seq, &slots[i].lock);
+			/* a key that no I/O has: unused before it is made */
+			slots[i].plan.for_key = U16_MAX;
 		}
-		smp_store_release(&head->lat_plans, plans);
+		/* initialised before a submitter can see them */
+		smp_store_release(&head->lat_plans, slots);
 	}
 
 	if (!want) {
