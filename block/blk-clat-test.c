@@ -153,17 +153,17 @@ static void blk_clat_test_ageing(struct kunit *test)
 static void blk_clat_test_reprobe_bound(struct kunit *test)
 {
 	/*
-	 * The bound the documentation states: a path that stops getting
-	 * I/O is stale after STALE_WINDOWS windows, is probed once per
-	 * window from then on, and its estimate is folded again once
-	 * MIN_SAMPLES probes have completed: at most 350 ms with the
-	 * defaults (plus the probes' own latency).
+	 * A path that stops getting I/O is stale after STALE_WINDOWS
+	 * windows, is probed from then on, and the window in which its
+	 * first probe completes folds that one sample: at most 300 ms with
+	 * the defaults before the probes back off (plus the probe's own
+	 * latency).
 	 */
-	KUNIT_EXPECT_LE(test, (STALE_WINDOWS + MIN_SAMPLES + 1) * WIN_NS,
-			350 * NSEC_PER_MSEC);
-	/* and the fold that ends it weighs the new mean at least 40% */
-	KUNIT_EXPECT_GE(test, blk_clat_ewma_fold(1, 1001, WEIGHT, MIN_SAMPLES),
-			401ULL);
+	KUNIT_EXPECT_LE(test, (STALE_WINDOWS + 2) * WIN_NS,
+			300 * NSEC_PER_MSEC);
+	/* and the fold that ends it weighs the new mean at least 60% */
+	KUNIT_EXPECT_GE(test, blk_clat_ewma_fold(1, 1001, WEIGHT, STALE_WINDOWS),
+			601ULL);
 }
 
 static void blk_clat_test_inflight(struct kunit *test)
@@ -404,6 +404,69 @@ static void blk_clat_test_cpu_node(struct kunit *test)
 }
 
 /* the per-CPU word holds the longest samples of a full window, exactly */
+/*
+ * A bucket that has been stale for a while folds the one sample a probe
+ * brings at the next window's end if it reads lower; one that reads higher,
+ * and a fresh bucket, wait for MIN_SAMPLES.
+ */
+static void blk_clat_test_stale_probe(struct kunit *test)
+{
+	struct blk_clat *clat = blk_clat_alloc();
+	struct blk_clat_estimate est;
+	unsigned long now = INITIAL_JIFFIES + 13;
+	int i, node = cpu_to_node(0);
+	u64 t = WIN_NS;
+	u32 prev_ns;
+
+	KUNIT_ASSERT_NOT_NULL(test, clat);
+	for (i = 0; i < 2 * MIN_SAMPLES; i++)
+		blk_clat_add_sample(clat, 0, i & 1, SZ_4K, 1280 * NSEC_PER_USEC);
+	blk_clat_fold(clat, t, now, false);
+	blk_clat_read(clat, node, true, SZ_4K, now, &est);
+	KUNIT_ASSERT_EQ(test, est.lat_ns, (u32)(1280 * NSEC_PER_USEC));
+
+	/* fresh: one read is not enough */
+	blk_clat_add_sample(clat, 0, false, SZ_4K, 20 * NSEC_PER_USEC);
+	t += WIN_NS;
+	now += est.win_jiffies;
+	blk_clat_fold(clat, t, now, false);
+	blk_clat_read(clat, node, false, SZ_4K, now, &est);
+	KUNIT_EXPECT_EQ(test, est.lat_ns, (u32)(1280 * NSEC_PER_USEC));
+
+	/* stale writes, and a probe's write of 5 ms: it waits for another */
+	t += (STALE_WINDOWS + 2) * WIN_NS;
+	now += (STALE_WINDOWS + 2) * est.win_jiffies;
+	blk_clat_read(clat, node, true, SZ_4K, now, &est);
+	KUNIT_EXPECT_TRUE(test, est.stale);
+	blk_clat_add_sample(clat, 0, true, SZ_4K, 5 * NSEC_PER_MSEC);
+	blk_clat_fold(clat, t, now, false);
+	blk_clat_read(clat, node, true, SZ_4K, now, &est);
+	KUNIT_EXPECT_TRUE(test, est.stale);
+	KUNIT_EXPECT_EQ(test, est.lat_ns, (u32)(1280 * NSEC_PER_USEC));
+
+	/* a second probe's write of 20 us: the mean of the two is folded */
+	t += WIN_NS;
+	now += est.win_jiffies;
+	blk_clat_add_sample(clat, 0, true, SZ_4K, 20 * NSEC_PER_USEC);
+	blk_clat_fold(clat, t, now, false);
+	blk_clat_read(clat, node, true, SZ_4K, now, &est);
+	KUNIT_EXPECT_FALSE(test, est.stale);
+	KUNIT_EXPECT_GT(test, est.lat_ns, (u32)(1280 * NSEC_PER_USEC));
+
+	/* stale again, and a probe's write of 20 us: it dominates */
+	prev_ns = est.lat_ns;
+	t += (STALE_WINDOWS + 2) * WIN_NS;
+	now += (STALE_WINDOWS + 2) * est.win_jiffies;
+	blk_clat_read(clat, node, true, SZ_4K, now, &est);
+	KUNIT_EXPECT_TRUE(test, est.stale);
+	blk_clat_add_sample(clat, 0, true, SZ_4K, 20 * NSEC_PER_USEC);
+	blk_clat_fold(clat, t, now, false);
+	blk_clat_read(clat, node, true, SZ_4K, now, &est);
+	KUNIT_EXPECT_FALSE(test, est.stale);
+	KUNIT_EXPECT_LT(test, est.lat_ns, prev_ns / 4);
+	blk_clat_free(clat);
+}
+
 static void blk_clat_test_sample_word(struct kunit *test)
 {
 	struct blk_clat *clat = blk_clat_alloc();
@@ -518,6 +581,7 @@ static struct kunit_case blk_clat_test_cases[] = {
 	KUNIT_CASE(blk_clat_test_overflow),
 	KUNIT_CASE(blk_clat_test_cpu_node),
 	KUNIT_CASE(blk_clat_test_sample_word),
+	KUNIT_CASE(blk_clat_test_stale_probe),
 	KUNIT_CASE(blk_clat_test_attach_lifecycle),
 	KUNIT_CASE(blk_clat_test_tunables),
 	KUNIT_CASE(blk_clat_test_notify_folds),

@@ -22,11 +22,12 @@
  * timer's work grows with the CPUs that did I/O, not with the possible ones.
  * A bucket (node, direction, size class) with at least min_samples pending
  * samples folds their mean into its EWMA; a bucket with fewer keeps them for
- * the next window.  The old value's weight decays with the number of windows
- * since the bucket's last fold, so a path that was idle for a while is
- * dominated by its first new measurements.  The timer stops when a window
- * saw no completion and the queue holds no request, and the next completion
- * restarts it.
+ * the next window, unless it is stale and they read lower: then one
+ * sample, a probe's, is enough.  The old value's weight decays with the
+ * number of windows since the bucket's last fold, so a path that was idle
+ * for a while is dominated by its first new measurements.  The timer stops
+ * when a window saw no completion and the queue holds no request, and the
+ * next completion restarts it.
  *
  * Staleness: a bucket not folded for stale_windows windows is reported stale
  * and the selector sends probes to it, paced in time.
@@ -369,6 +370,33 @@ static u64 blk_clat_collect(struct blk_clat *clat, u64 *busy_ns)
 }
 
 /* Fold bucket @i's window into its estimate; ->lock held. */
+/*
+ * No estimate (@lat_ns 0), or not folded for the stale period at @now: an
+ * unsigned distance, no wrap.
+ */
+static bool blk_clat_stale(const struct blk_clat *clat,
+			   const struct blk_clat_bucket *b, u32 lat_ns,
+			   unsigned long now)
+{
+	return !lat_ns ||
+	       now - READ_ONCE(b->folded_jiffies) > READ_ONCE(clat->stale_jiffies);
+}
+
+/*
+ * A stale estimate with fewer than min_samples pending, as a probe brings
+ * them, whose mean is below the estimate: the path got better while it was
+ * not used, which one sample shows well enough.  One that reads worse waits
+ * for min_samples, as in a bucket in use.
+ */
+static bool blk_clat_probe_better(const struct blk_clat *clat,
+				  const struct blk_clat_bucket *b,
+				  unsigned long now)
+{
+	return b->pending_nr && b->lat_ns &&
+	       blk_clat_stale(clat, b, b->lat_ns, now) &&
+	       blk_clat_mean_ns(b->pending_sum_ns, b->pending_nr) < b->lat_ns;
+}
+
 static void blk_clat_fold_bucket(struct blk_clat *clat, unsigned int i,
 				 u64 now_ns, unsigned long now, u64 win_ns,
 				 u32 weight)
@@ -449,6 +477,7 @@ static void blk_clat_fold_inflight(struct blk_clat *clat, u64 busy_ns,
 VISIBLE_IF_KUNIT bool blk_clat_fold(struct blk_clat *clat, u64 now_ns,
 				    unsigned long now, bool busy)
 {
+	struct blk_clat_bucket *b;
 	u64 win_ns, busy_ns = 0;
 	unsigned int i;
 	u32 weight;
@@ -458,10 +487,13 @@ VISIBLE_IF_KUNIT bool blk_clat_fold(struct blk_clat *clat, u64 now_ns,
 	win_ns = clat->tun[BLK_CLAT_WIN_NSEC];
 	weight = clat->tun[BLK_CLAT_EWMA_WEIGHT];
 	active = blk_clat_collect(clat, &busy_ns) != 0;
-	for (i = 0; i < clat->nr_buckets; i++)
-		if (clat->bucket[i].pending_nr >= clat->tun[BLK_CLAT_MIN_SAMPLES])
+	for (i = 0; i < clat->nr_buckets; i++) {
+		b = &clat->bucket[i];
+		if (b->pending_nr >= clat->tun[BLK_CLAT_MIN_SAMPLES] ||
+		    blk_clat_probe_better(clat, b, now))
 			blk_clat_fold_bucket(clat, i, now_ns, now, win_ns,
 					     weight);
+	}
 	blk_clat_fold_inflight(clat, busy_ns, now_ns, win_ns, weight, active,
 			       busy);
 	if (active && clat->fold_seq) {
@@ -518,18 +550,6 @@ static int blk_clat_set_tunable(struct blk_clat *clat,
 	blk_clat_apply_tunables(clat);
 	spin_unlock_bh(&clat->lock);
 	return 0;
-}
-
-/*
- * No estimate (@lat_ns 0), or not folded for the stale period at @now: an
- * unsigned distance, no wrap.
- */
-static bool blk_clat_stale(const struct blk_clat *clat,
-			   const struct blk_clat_bucket *b, u32 lat_ns,
-			   unsigned long now)
-{
-	return !lat_ns ||
-	       now - READ_ONCE(b->folded_jiffies) > READ_ONCE(clat->stale_jiffies);
 }
 
 /**

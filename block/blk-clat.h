@@ -66,7 +66,8 @@ static_assert(BLK_CLAT_KEYS_PER_NODE == BLK_CLAT_NR_DIRS * BLK_CLAT_NR_CLASSES);
  * @BLK_CLAT_WIN_NSEC: window length in ns; one EWMA step per window.
  * @BLK_CLAT_EWMA_WEIGHT: weight of a new window mean, in 1/1024.
  * @BLK_CLAT_MIN_SAMPLES: samples needed before a bucket's window is folded;
- *	fewer are carried into the next window.
+ *	fewer are carried into the next window, but a stale bucket folds one
+ *	that reads lower than its estimate.
  * @BLK_CLAT_STALE_WINDOWS: windows without a fold after which an estimate
  *	is reported stale, so that the selector probes the path.
  * @BLK_CLAT_NR_TUNABLES: number of tunables.

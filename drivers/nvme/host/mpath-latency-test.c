@@ -1045,6 +1045,37 @@ static void model_test_latency_step(struct kunit *test)
 	}
 }
 
+/*
+ * The latency step, and back: path 0 goes from 30 to 430 us at 800 ms and
+ * back to 30 us at 2000 ms, when it has carried nothing for over a second
+ * and its probes are backed off to their longest interval.  90% of the
+ * I/O is back on it within that interval and two windows.
+ */
+static void model_test_step_back(struct kunit *test)
+{
+	static const struct model_scenario sc = {
+		.name = "step-back", .nr_paths = 2, .nr_ns = 1, .nr_jobs = 1,
+		PATH(0, 30, 8, 20), PATH(1, 230, 8, 20),
+		JOB(0, 0, 4, SZ_4K, false, 0),
+		.step[0] = { .at_ns = 800 * NSEC_PER_MSEC, .path = 0, .delay_ns = 430 * MODEL_NS },
+		.step[1] = { .at_ns = 2000 * NSEC_PER_MSEC, .path = 0, .delay_ns = 30 * MODEL_NS },
+		.nr_steps = 2,
+		.warmup_ns = 200 * NSEC_PER_MSEC, .end_ns = 3200 * NSEC_PER_MSEC,
+	};
+	struct model_result *res = model_results(test), *r = &res[MODEL_LAT];
+	u64 oracle, moved_ms, back_ms;
+
+	model_compare(test, &sc, false, &oracle, res);
+	moved_ms = model_moved_ms(r, 0, 1, 800, 900);
+	back_ms = model_moved_ms(r, 0, 0, 2000, 900);
+	kunit_info(test, "model: step-back | latency | 90%% moved after %llu ms, back after %llu ms\n",
+		   moved_ms, back_ms);
+	KUNIT_EXPECT_LE(test, moved_ms, 500ULL);
+	KUNIT_EXPECT_LE(test, back_ms,
+			((1ULL << NVME_LAT_PROBE_MAX_BACKOFF) + 2) *
+			NVME_LAT_DEF_WINDOW_US / USEC_PER_MSEC);
+}
+
 /* @nr equal paths, each with a bottleneck of its own: 4 servers of 2 ms */
 static void model_equal_paths(struct model_scenario *sc, int nr)
 {
@@ -1393,6 +1424,46 @@ static void model_test_probe_claim(struct kunit *test)
 }
 
 /*
+ * A path chosen in the band on a fresh estimate ends its probe back-off:
+ * the probe of another node, whose estimate is still stale, comes within
+ * a window.  Not outside the band, nor on a stale estimate.
+ */
+static void model_test_backoff_end(struct kunit *test)
+{
+	struct nvme_lat_path p[2] = {
+		{ .lat_ns = 20000, .per_inflight_ns = 10000, .win_jiffies = 13 },
+		{ .lat_ns = 20000, .per_inflight_ns = 10000, .inflight = 1,
+		  .win_jiffies = 13 },
+	};
+	struct nvme_lat_probe pr[2], *probe[2] = { &pr[0], &pr[1] };
+	const struct nvme_lat_probe backed_off = {
+		.next_jiffies = 1200, .backoff = NVME_LAT_PROBE_MAX_BACKOFF };
+
+	pr[0] = backed_off;
+	pr[1] = backed_off;
+	KUNIT_EXPECT_EQ(test, nvme_lat_select(p, probe, 2, 1000, 0,
+					      NVME_LAT_DEF_BAND_X1024), 0);
+	KUNIT_EXPECT_EQ(test, pr[0].backoff, 0U);
+	KUNIT_EXPECT_EQ(test, pr[0].next_jiffies, 1013UL);
+	KUNIT_EXPECT_EQ(test, pr[1].next_jiffies, 1200UL);
+
+	pr[0] = backed_off;
+	p[0].stale = true;
+	KUNIT_EXPECT_EQ(test, nvme_lat_select(p, probe, 2, 1000, 0,
+					      NVME_LAT_DEF_BAND_X1024), 0);
+	KUNIT_EXPECT_EQ(test, pr[0].backoff, NVME_LAT_PROBE_MAX_BACKOFF);
+
+	/* outside the band, cheaper at the loads: still backed off */
+	p[0].stale = false;
+	p[0].lat_ns = 100000;
+	p[1].inflight = 50;
+	KUNIT_EXPECT_EQ(test, nvme_lat_select(p, probe, 2, 1000, 0,
+					      NVME_LAT_DEF_BAND_X1024), 0);
+	KUNIT_EXPECT_EQ(test, pr[0].backoff, NVME_LAT_PROBE_MAX_BACKOFF);
+	KUNIT_EXPECT_EQ(test, pr[0].next_jiffies, 1200UL);
+}
+
+/*
  * Jiffies distances past LONG_MAX: a slot last moved 2^31 and more jiffies
  * ago is due (a signed compare reads it as far in the future).
  */
@@ -1497,6 +1568,7 @@ static struct kunit_case nvme_latency_model_cases[] = {
 	KUNIT_CASE(model_test_band),
 	KUNIT_CASE(model_test_plan),
 	KUNIT_CASE(model_test_probe_claim),
+	KUNIT_CASE(model_test_backoff_end),
 	KUNIT_CASE(model_test_probe_due_wrap),
 	KUNIT_CASE(model_test_silent_path),
 	KUNIT_CASE(model_test_many_paths),
@@ -1512,6 +1584,7 @@ static struct kunit_case nvme_latency_model_cases[] = {
 	KUNIT_CASE(model_test_new_class),
 	KUNIT_CASE_SLOW(model_test_two_namespaces),
 	KUNIT_CASE(model_test_latency_step),
+	KUNIT_CASE(model_test_step_back),
 	KUNIT_CASE_SLOW(model_test_black_hole),
 	KUNIT_CASE(model_test_black_hole_new_path),
 	{}

@@ -233,6 +233,7 @@ VISIBLE_IF_KUNIT void nvme_lat_path_set(struct nvme_lat_path *p,
 		}
 	}
 	p->silent = silent_ns != 0;
+	p->stale = est->stale;
 	p->probe = may_probe && est->stale && !silent_ns &&
 		   tier != NVME_LAT_UNUSABLE &&
 		   nvme_lat_probe_due(READ_ONCE(probe->next_jiffies), now);
@@ -278,6 +279,22 @@ VISIBLE_IF_KUNIT bool nvme_lat_claim_probe(struct nvme_lat_probe *probe,
 }
 EXPORT_SYMBOL_IF_KUNIT(nvme_lat_claim_probe);
 
+/*
+ * A path whose probe slot is backed off was chosen in the band on a fresh
+ * estimate: a probe has found it good again, from this node or another.
+ * Its back-off ends, and its next probe, for a node whose estimate is still
+ * stale, comes within @interval.
+ */
+static void nvme_lat_end_backoff(struct nvme_lat_probe *probe,
+				 unsigned long now, unsigned long interval)
+{
+	unsigned long next = READ_ONCE(probe->next_jiffies);
+
+	WRITE_ONCE(probe->backoff, 0);
+	if (!nvme_lat_probe_due(next, now) && next - now > interval)
+		try_cmpxchg(&probe->next_jiffies, &next, now + interval);
+}
+
 /* @i's estimate is outside the band of the other paths of its tier */
 static bool nvme_lat_outside_band(const struct nvme_lat_path *p, int nr, int i,
 				  u32 band_x1024)
@@ -302,6 +319,9 @@ static bool nvme_lat_outside_band(const struct nvme_lat_path *p, int nr, int i,
  * @rotor: index at which ties start
  * @band_x1024: the band's width, as for nvme_lat_choose()
  *
+ * A path chosen in the band on a fresh estimate while its probe slot is
+ * backed off ends the back-off (nvme_lat_end_backoff()).
+ *
  * Context: any; @p is modified.
  * Return: an index into @p, or -1 if no path is usable.
  */
@@ -314,8 +334,17 @@ VISIBLE_IF_KUNIT int nvme_lat_select(struct nvme_lat_path *p,
 
 	for (;;) {
 		i = nvme_lat_choose(p, nr, rotor, band_x1024);
-		if (i < 0 || !p[i].probe ||
-		    nvme_lat_claim_probe(probe[i], now, p[i].win_jiffies,
+		if (i < 0)
+			return i;
+		if (!p[i].probe) {
+			if (unlikely(READ_ONCE(probe[i]->backoff)) &&
+			    !p[i].stale &&
+			    !nvme_lat_outside_band(p, nr, i, band_x1024))
+				nvme_lat_end_backoff(probe[i], now,
+						     p[i].win_jiffies);
+			return i;
+		}
+		if (nvme_lat_claim_probe(probe[i], now, p[i].win_jiffies,
 					 nvme_lat_outside_band(p, nr, i,
 							       band_x1024)))
 			return i;
@@ -609,20 +638,26 @@ static void nvme_lat_plan_update(struct nvme_lat_plan_slot *slot, bool make,
 
 /*
  * Copy into @plan the plan of @slot if it was made in jiffy @now for I/O of
- * key @for_key under generation @gen, and not being remade.
+ * key @for_key under generation @gen, and not being remade; an empty plan
+ * (nr 0) is not copied.
  */
 static bool nvme_lat_plan_get(struct nvme_lat_plan_slot *slot,
 			      struct nvme_lat_plan *plan, unsigned int for_key,
 			      unsigned int gen, unsigned long now)
 {
+	const struct nvme_lat_plan *src = &slot->plan;
 	unsigned int seq;
 
 	if (!raw_seqcount_try_begin(&slot->seq, seq))
 		return false;
-	*plan = slot->plan;
-	return !read_seqcount_retry(&slot->seq, seq) &&
-	       plan->made_jiffies == now && plan->for_key == for_key &&
-	       plan->gen == gen;
+	if (src->made_jiffies != now || src->for_key != for_key ||
+	    src->gen != gen)
+		return false;
+	if (src->nr)
+		*plan = *src;
+	else
+		plan->nr = 0;
+	return !read_seqcount_retry(&slot->seq, seq);
 }
 
 /*
@@ -703,12 +738,14 @@ struct nvme_ns *nvme_latency_path(struct nvme_ns_head *head, struct bio *bio)
 		for_key = blk_clat_key(node, write, bytes);
 		slot = &slots[for_key];
 		if (nvme_lat_plan_get(slot, &plan, for_key, gen, now)) {
-			/* none this jiffy: no need to try again */
-			if (!plan.nr)
+			if (!plan.nr) {
+				/* none this jiffy: no need to try again */
 				slot = NULL;
-			ns = plan.nr ? nvme_lat_plan_path(&plan, rotor) : NULL;
-			if (ns)
-				return ns;
+			} else {
+				ns = nvme_lat_plan_path(&plan, rotor);
+				if (ns)
+					return ns;
+			}
 		}
 	}
 
