@@ -403,7 +403,6 @@ static void blk_clat_test_cpu_node(struct kunit *test)
 	blk_clat_free(clat);
 }
 
-/* the per-CPU word holds the longest samples of a full window, exactly */
 /*
  * A bucket that has been stale for a while folds the one sample a probe
  * brings at the next window's end if it reads lower; one that reads higher,
@@ -467,6 +466,7 @@ static void blk_clat_test_stale_probe(struct kunit *test)
 	blk_clat_free(clat);
 }
 
+/* the per-CPU word holds the longest samples of a full window, exactly */
 static void blk_clat_test_sample_word(struct kunit *test)
 {
 	struct blk_clat *clat = blk_clat_alloc();

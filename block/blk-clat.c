@@ -369,7 +369,6 @@ static u64 blk_clat_collect(struct blk_clat *clat, u64 *busy_ns)
 	return taken;
 }
 
-/* Fold bucket @i's window into its estimate; ->lock held. */
 /*
  * No estimate (@lat_ns 0), or not folded for the stale period at @now: an
  * unsigned distance, no wrap.
@@ -397,6 +396,7 @@ static bool blk_clat_probe_better(const struct blk_clat *clat,
 	       blk_clat_mean_ns(b->pending_sum_ns, b->pending_nr) < b->lat_ns;
 }
 
+/* Fold bucket @i's window into its estimate; ->lock held. */
 static void blk_clat_fold_bucket(struct blk_clat *clat, unsigned int i,
 				 u64 now_ns, unsigned long now, u64 win_ns,
 				 u32 weight)
