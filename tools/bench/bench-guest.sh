@@ -65,6 +65,13 @@ ncpu=$(nproc)
 rr4k=(--name=nvlat --group_reporting --rw=randread --bs=4k --numjobs="$ncpu"
 	"--cpus_allowed=0-$((ncpu - 1))" --cpus_allowed_policy=split "--iodepth=$qd")
 
+# A single job stays on CPU 0.  Unpinned, it moves between the guest's two
+# NUMA nodes as the scheduler likes, differently in every boot; the
+# latency iopolicy keeps its estimates and probes per node, so each move
+# costs it a round of probes (at iodepth 1 with a 4 ms path, qd1-fsync
+# read 0.944-0.972x the oracle over 6 unpinned boots).
+pin1=(--cpus_allowed=0)
+
 # scen_setup NAME: target, netem, and the globals slow (ports of the slow
 # paths, for the oracle), nsid (the namespace whose paths are measured and
 # made inaccessible for the oracle), args (fio arguments after the common
@@ -84,7 +91,7 @@ scen_setup() {
 		nvlat_setup tcp tcp && nvlat_netem_set "$p1" delay 0ms &&
 			nvlat_netem_set "$p2" delay "$d_mid" ;;
 	bwlimit)
-		args=(--name=nvlat --rw=read --bs=128k --iodepth=16)
+		args=(--name=nvlat "${pin1[@]}" --rw=read --bs=128k --iodepth=16)
 		nvlat_setup tcp tcp && nvlat_netem_set "$p1" rate "$bw_fast" &&
 			nvlat_netem_set "$p2" rate "$bw_slow" ;;
 	mixed)
@@ -100,14 +107,14 @@ scen_setup() {
 		nvlat_setup tcp tcp && nvlat_netem_set "$p2" delay "$d_near" ;;
 	qd1-slow-first)
 		# one request at a time; queue-depth always takes path 1
-		slow=1 args=(--name=nvlat --rw=randread --bs=4k --iodepth=1)
+		slow=1 args=(--name=nvlat "${pin1[@]}" --rw=randread --bs=4k --iodepth=1)
 		nvlat_setup tcp loop && nvlat_netem_set "$p1" delay "$d_qd1" ;;
 	qd1-write)
-		slow=1 args=(--name=nvlat --rw=randwrite --bs=4k --iodepth=1)
+		slow=1 args=(--name=nvlat "${pin1[@]}" --rw=randwrite --bs=4k --iodepth=1)
 		nvlat_setup tcp loop && nvlat_netem_set "$p1" delay "$d_qd1" ;;
 	qd1-fsync)
 		# a log writer: every 4 KiB write followed by a flush
-		slow=1 args=(--name=nvlat --rw=write --bs=4k --iodepth=1 --fsync=1)
+		slow=1 args=(--name=nvlat "${pin1[@]}" --rw=write --bs=4k --iodepth=1 --fsync=1)
 		nvlat_setup tcp loop && nvlat_netem_set "$p1" delay "$d_qd1" ;;
 	two-namespaces)
 		# namespace 1 (ANA group 1, inaccessible on path 2) keeps
@@ -279,9 +286,19 @@ shifting_moves() {
 	done
 }
 
-# scen_runtime NAME: fio runtime; shifting covers the 2 s start and 3 phases
+# scen_runtime NAME: fio runtime.  shifting covers the 2 s start and 3
+# phases.  The iodepth-1 scenarios run at least 8 s: latency probes the
+# idle slow path up to every 800 ms (4 ms each), and 2 s hold 2 or 3 of
+# them.  bwlimit runs at least 30 s: its 128 KiB reads complete about 230
+# times a second, and the policies' queues on the two links swing over
+# seconds (in 8 s runs latency read 0.975-0.990x queue-depth over 3 boots).
 scen_runtime() {
-	if [ "$1" = shifting ]; then echo $((3 * shift_s + 3)); else echo "$rt"; fi
+	case "$1" in
+	shifting) echo $((3 * shift_s + 3)) ;;
+	qd1-*) echo $((rt > 8 ? rt : 8)) ;;
+	bwlimit) echo $((rt > 30 ? rt : 30)) ;;
+	*) echo "$rt" ;;
+	esac
 }
 
 # trace_on / trace_off FILE: BENCH_TRACE's events, into FILE

@@ -628,7 +628,8 @@ cost_section() {
 	- $(meta rounds) boot(s) of the same kernel, one round each$([ ! -d "$res/numa4" ] || echo "
 	  (numa4 and numa4-equal: 4 vCPUs on 4 fake NUMA nodes, the others 2 on 2)"); each run
 	  $(meta runtime) s after a $(meta ramp) s ramp
-	  (shifting: $((3 * $(meta shift))) s); order per scenario: one warm-up run, then
+	  (shifting: $((3 * $(meta shift))) s; the iodepth-1 scenarios at least 8 s,
+	  bwlimit at least 30 s, their one job on CPU 0); order per scenario: one warm-up run, then
 	  numa, round-robin, queue-depth, latency, oracle. The oracle is numa
 	  with the slow paths ANA inaccessible (only the best path usable);
 	  in shifting its ANA states follow the delay.
@@ -683,11 +684,11 @@ cost_section() {
 		asym20) d="two tcp paths, +$(rtt "$D_FAR") round trip on path 2 (netem $D_FAR each way); 4 KiB randread." ;;
 		asym20-first) d="as asym20 but the slow path is path 1, connected first (numa sits on it)." ;;
 		fabric) d="path 1 loop, path 2 tcp with +$(rtt "$D_NEAR") round trip; 4 KiB randread." ;;
-		shifting) d="two tcp paths; +$(rtt "$D_MID") round trip on path 2, moved to path 1 after $(meta shift) s and back after $((2 * $(meta shift))) s (\`tc qdisc change\`); 4 KiB randread.  Last column: time from a move until a 0.5 s window has >= 90% of its I/O on the new fast path (sampled every 0.1 s; 99 = never): median (min–max) over both moves of every round." ;;
-		bwlimit) d="two tcp paths limited by netem to ${BW_FAST%mbit} and ${BW_SLOW%mbit} Mbit/s (4:1); 128 KiB sequential read, iodepth 16." ;;
+		shifting) d="two tcp paths; +$(rtt "$D_MID") round trip on path 2, moved to path 1 after $(meta shift) s and back after $((2 * $(meta shift))) s (\`tc qdisc change\`); 4 KiB randread.  Last column: time from a move until a 0.5 s window has >= 90% of its I/O on the new fast path (sampled every 0.1 s; 99 = never): median (min–max) over both moves of every round.  Latency follows a move once the slowed path's estimate has risen into the band of the idle path's old one (4-6 windows of 50 ms), sooner when a probe of the idle path comes first and reads low, later when it reads high: a probe of an idle tcp path can read several times slower than the path's loaded I/O (in a traced boot, 1.2 ms after the move on the path that read 0.12 ms 750 ms later)." ;;
+		bwlimit) d="two tcp paths limited by netem to ${BW_FAST%mbit} and ${BW_SLOW%mbit} Mbit/s (4:1); 128 KiB sequential read, one job on CPU 0, iodepth 16." ;;
 		mixed) d="path 1 loop, path 2 tcp +$(rtt "$D_NEAR"); a 4 KiB randread job (iodepth 8, CPU 0) and a 128 KiB sequential read job (iodepth 8, CPU 1) at once." ;;
 		bssplit) d="two tcp paths, +$(rtt "$D_NEAR") round trip on path 2; random reads of 4 KiB (40%), 16 KiB (20%), 64 KiB (20%), 128 KiB (10%) and 512 KiB (10%) at once, 2 jobs of iodepth $QD." ;;
-		qd1-slow-first) d="path 1 tcp with +$(rtt "$D_QD1") round trip (connected first), path 2 loop; 4 KiB randread, one job, iodepth 1: queue-depth always takes the first idle path." ;;
+		qd1-slow-first) d="path 1 tcp with +$(rtt "$D_QD1") round trip (connected first), path 2 loop; 4 KiB randread, one job on CPU 0 (unpinned, the job moves between the guest's two nodes, and each node probes for itself), iodepth 1: queue-depth always takes the first idle path." ;;
 		qd1-write) d="as qd1-slow-first with 4 KiB random writes." ;;
 		qd1-fsync) d="as qd1-slow-first with 4 KiB sequential writes, each followed by a flush (fio --fsync=1: a log writer).  IOPS count the writes." ;;
 		three-paths) d="three tcp paths, +$(rtt "$D_MID") round trip on paths 1 and 2 (connected first); 4 KiB randread as in symmetric.  The oracle has paths 1 and 2 ANA inaccessible." ;;
