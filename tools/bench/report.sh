@@ -517,7 +517,7 @@ ranking() {
 	local p
 	for p in "${POLS[@]}"; do
 		[ -z "$(val "$1" "$p$3" "$2")" ] || echo "$(val "$1" "$p$3" "$2") $p"
-	done | sort -gr | awk '{ printf "%s%s", NR > 1 ? " > " : "", $2 } END { print "" }'
+	done | sort -gr | awk '{ printf "%s%s", (NR > 1 ? " > " : ""), $2 } END { print "" }'
 }
 
 # crosscheck: the rankings of the two clocks side by side, per scenario
