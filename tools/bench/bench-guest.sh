@@ -69,7 +69,7 @@ rr4k=(--name=nvlat --group_reporting --rw=randread --bs=4k --numjobs="$ncpu"
 # NUMA nodes as the scheduler likes, differently in every boot; the
 # latency iopolicy keeps its estimates and probes per node, so each move
 # costs it a round of probes (at iodepth 1 with a 4 ms path, qd1-fsync
-# read 0.944-0.972x the oracle over 6 unpinned boots).
+# read 0.944-0.975x the oracle over 6 unpinned boots).
 pin1=(--cpus_allowed=0)
 
 # scen_setup NAME: target, netem, and the globals slow (ports of the slow
