@@ -23,6 +23,8 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source-path=SCRIPTDIR source=../vm/lib.sh
 . "$top/tools/vm/lib.sh"
+# shellcheck source-path=SCRIPTDIR source=common.sh
+. "$top/tools/bench/common.sh"
 
 out=${BENCH_OUT:-${NVLAT_WORK:?}/results}
 rounds=${BENCH_ROUNDS:-3}
@@ -287,18 +289,15 @@ shifting_moves() {
 }
 
 # scen_runtime NAME: fio runtime.  shifting covers the 2 s start and 3
-# phases.  The iodepth-1 scenarios run at least 8 s: latency probes the
-# idle slow path up to every 800 ms (4 ms each), and 2 s hold 2 or 3 of
-# them.  bwlimit runs at least 30 s: its 128 KiB reads complete about 230
-# times a second, and the policies' queues on the two links swing over
-# seconds (in 8 s runs latency read 0.975-0.990x queue-depth over 3 boots).
+# phases; the others run BENCH_RUNTIME, or scen_min_s's floor if longer.
 scen_runtime() {
-	case "$1" in
-	shifting) echo $((3 * shift_s + 3)) ;;
-	qd1-*) echo $((rt > 8 ? rt : 8)) ;;
-	bwlimit) echo $((rt > 30 ? rt : 30)) ;;
-	*) echo "$rt" ;;
-	esac
+	local m
+	if [ "$1" = shifting ]; then
+		echo $((3 * shift_s + 3))
+	else
+		m=$(scen_min_s "$1")
+		echo $((rt > m ? rt : m))
+	fi
 }
 
 # trace_on / trace_off FILE: BENCH_TRACE's events, into FILE

@@ -204,13 +204,15 @@ main_scens=$(tr ' ' '\n' <<< "${scens:-$all}" | grep -vx 'overhead\|numa4.*' | t
 numa_scens=$(tr ' ' '\n' <<< "${scens:-$all}" | grep -x 'numa4.*' | tr '\n' ' ' || true)
 # one run is about runtime + ramp + 3 s of guest time, and a guest second
 # takes about 4 host seconds on this clock (6 with 4 vCPUs); shifting
-# 3 * shift_s longer, the iodepth-1 scenarios at least 8 s, bwlimit at
-# least 30 s (bench-guest.sh's scen_runtime())
+# 3 * shift_s longer, some scenarios at least scen_min_s (as in
+# bench-guest.sh's scen_runtime())
 n=$(wc -w <<< "$main_scens")
 n4=$(wc -w <<< "$numa_scens")
-nq=$(tr ' ' '\n' <<< "$main_scens" | grep -c '^qd1-' || true)
-nb=$(tr ' ' '\n' <<< "$main_scens" | grep -c '^bwlimit$' || true)
-long=$((nq * 5 * (runtime < 8 ? 8 - runtime : 0) + nb * 5 * (runtime < 30 ? 30 - runtime : 0)))
+long=0
+for s in $main_scens; do
+	m=$(scen_min_s "$s")
+	[ "$m" -le "$runtime" ] || long=$((long + 5 * (m - runtime)))
+done
 est=$((((n * 5 * (runtime + 4) + 5 * (3 * shift_s + 3) + long) * rounds + 10 * n + 30) * 4 * boots / parallel))
 [ "$n4" = 0 ] || est=$((est + ((n4 * 5 * (runtime + 4)) * rounds + 10 * n4 + 30) * 6 * boots / parallel))
 # a cost boot: 12 runs, about 3 host seconds per guest second

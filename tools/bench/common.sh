@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-# Host-side helpers of tools/bench and tools/demo.sh.  Not executable.
+# Helpers of tools/bench and tools/demo.sh (scen_min_s also in the guest,
+# for bench-guest.sh).  Not executable.
 # shellcheck shell=bash
 
 # fio_json FILE: fio's JSON output without the lines fio printed before it
@@ -21,4 +22,18 @@ follow() {
 		[ -e "$1.stop" ] && break
 		sleep 1
 	done
+}
+
+# scen_min_s NAME: the shortest fio runtime in s of bench scenario NAME, 0
+# for none.  The iodepth-1 scenarios run at least 8 s: latency probes the
+# idle slow path up to every 800 ms (4 ms each), and 2 s hold 2 or 3 of
+# them.  bwlimit runs at least 30 s: its 128 KiB reads complete about 230
+# times a second, and the policies' queues on the two links swing over
+# seconds (in 8 s runs latency read 0.975-0.990x queue-depth over 3 boots).
+scen_min_s() {
+	case "$1" in
+	qd1-*) echo 8 ;;
+	bwlimit) echo 30 ;;
+	*) echo 0 ;;
+	esac
 }
