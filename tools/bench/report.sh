@@ -628,8 +628,8 @@ cost_section() {
 	- $(meta rounds) boot(s) of the same kernel, one round each$([ ! -d "$res/numa4" ] || echo "
 	  (numa4 and numa4-equal: 4 vCPUs on 4 fake NUMA nodes, the others 2 on 2)"); each run
 	  $(meta runtime) s after a $(meta ramp) s ramp
-	  (shifting: $((3 * $(meta shift))) s; the iodepth-1 scenarios at least 8 s,
-	  bwlimit at least 30 s, their one job on CPU 0); order per scenario: one warm-up run, then
+	  (shifting: $((3 * $(meta shift))) s; the iodepth-1 scenarios at least $(scen_min_s qd1-write) s,
+	  bwlimit at least $(scen_min_s bwlimit) s, their one job on CPU 0); order per scenario: one warm-up run, then
 	  numa, round-robin, queue-depth, latency, oracle. The oracle is numa
 	  with the slow paths ANA inaccessible (only the best path usable);
 	  in shifting its ANA states follow the delay.
