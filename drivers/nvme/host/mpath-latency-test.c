@@ -1269,6 +1269,22 @@ static void model_test_choose(struct kunit *test)
 	p[1] = (struct nvme_lat_path){ .inflight = 1 };
 	p[2] = (struct nvme_lat_path){ .tier = NVME_LAT_UNUSABLE };
 	KUNIT_EXPECT_EQ(test, nvme_lat_choose(p, 3, 0, NVME_LAT_DEF_BAND_X1024), 1);
+	/* and on exact ties the path without an estimate comes first */
+	p[0].inflight = 1;
+	KUNIT_EXPECT_EQ(test, nvme_lat_choose(p, 3, 0, NVME_LAT_DEF_BAND_X1024), 1);
+	/*
+	 * A path without an estimate next to a measured one (here an idle
+	 * black hole, not silent yet) is in the band: it takes I/O when it
+	 * holds fewer requests, and loses exact ties.
+	 */
+	p[0] = (struct nvme_lat_path){ .lat_ns = 5000000,
+				       .per_inflight_ns = 2500000 };
+	p[1] = (struct nvme_lat_path){ .inflight = 1 };
+	KUNIT_EXPECT_EQ(test, nvme_lat_choose(p, 3, 0, NVME_LAT_DEF_BAND_X1024), 0);
+	p[0].inflight = 1;
+	KUNIT_EXPECT_EQ(test, nvme_lat_choose(p, 3, 1, NVME_LAT_DEF_BAND_X1024), 0);
+	p[0].inflight = 2;
+	KUNIT_EXPECT_EQ(test, nvme_lat_choose(p, 3, 0, NVME_LAT_DEF_BAND_X1024), 1);
 	/* nothing usable */
 	p[0].tier = NVME_LAT_UNUSABLE;
 	p[1].tier = NVME_LAT_UNUSABLE;
@@ -1485,11 +1501,21 @@ static void model_test_probe_due_wrap(struct kunit *test)
  * black hole, priced at its silence: the new path must carry the I/O at
  * once, not only its probes, or the I/O that the probes wait for piles up
  * in the hole and nothing completes until it ends.  2 equal paths, path 0
- * silent from 1 s to 6 s, path 1 new at 2 s, at 8 and 64 in flight.
+ * silent from 1 s to 6 s, path 1 new at 2 s, at 8 and 64 in flight.  Then
+ * path 0 slower by 3 ms, so that it is idle but for its probes, silent from
+ * 1 s, and path 1 new 1 ms later: the hole holds nothing yet and still has
+ * its estimate, the only one, but the new path must carry I/O as well.
  */
 static void model_test_black_hole_new_path(struct kunit *test)
 {
 	static const u8 depths[] = { 8, 64 };
+	static const struct {
+		const char *name;
+		u32 delay_us, new_ms;
+	} var[] = {
+		{ "black-hole-new-path", 30, 2000 },
+		{ "black-hole-idle-new-path", 3000, 1001 },
+	};
 	struct model_scenario sc = {
 		.name = "black-hole-new-path", .nr_ns = 1,
 		.nr_jobs = 1,
@@ -1500,23 +1526,30 @@ static void model_test_black_hole_new_path(struct kunit *test)
 	};
 	struct model *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
 	static const enum model_policy pol[] = { MODEL_QD, MODEL_LAT };
-	int b, k;
+	int b, k, v;
 
 	KUNIT_ASSERT_NOT_NULL(test, m);
 	model_equal_paths(&sc, 2);
-	for (b = 0; b < ARRAY_SIZE(depths); b++) {
-		sc.job[0] = (struct model_job){ .depth = depths[b],
-						.bytes = SZ_4K };
-		for (k = 0; k < ARRAY_SIZE(pol); k++) {
-			model_run(test, m, &sc, pol[k]);
-			kunit_info(test, "model: black-hole-new-path-qd%u | %s | %llu sent into the hole | longest gap %llu ms\n",
-				   depths[b], model_policy_names[pol[k]],
-				   m->r.hole_sent,
-				   div_u64(m->r.hole_gap_ns, NSEC_PER_MSEC));
-			if (pol[k] == MODEL_LAT)
-				KUNIT_EXPECT_LE_MSG(test, m->r.hole_gap_ns,
-						    100 * NSEC_PER_MSEC,
-						    "qd%u", depths[b]);
+	for (v = 0; v < ARRAY_SIZE(var); v++) {
+		sc.name = var[v].name;
+		sc.path[0].delay_ns = var[v].delay_us * MODEL_NS;
+		sc.hole.new_ns = var[v].new_ms * NSEC_PER_MSEC;
+		for (b = 0; b < ARRAY_SIZE(depths); b++) {
+			sc.job[0] = (struct model_job){ .depth = depths[b],
+							.bytes = SZ_4K };
+			for (k = 0; k < ARRAY_SIZE(pol); k++) {
+				model_run(test, m, &sc, pol[k]);
+				kunit_info(test, "model: %s-qd%u | %s | %llu sent into the hole | longest gap %llu ms\n",
+					   sc.name, depths[b],
+					   model_policy_names[pol[k]],
+					   m->r.hole_sent,
+					   div_u64(m->r.hole_gap_ns, NSEC_PER_MSEC));
+				if (pol[k] == MODEL_LAT)
+					KUNIT_EXPECT_LE_MSG(test, m->r.hole_gap_ns,
+							    100 * NSEC_PER_MSEC,
+							    "%s qd%u", sc.name,
+							    depths[b]);
+			}
 		}
 	}
 }

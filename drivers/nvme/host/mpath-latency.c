@@ -68,6 +68,17 @@ static bool nvme_lat_sets_band(const struct nvme_lat_path *p)
 	return p->lat_ns && !p->silent;
 }
 
+/*
+ * A band member's rank on exact ties of requests in flight: a measured
+ * estimate by its value, then no estimate, then a silent path.
+ */
+static u64 nvme_lat_tie(const struct nvme_lat_path *p)
+{
+	if (nvme_lat_sets_band(p))
+		return p->lat_ns;
+	return (u64)U32_MAX + (p->silent ? p->lat_ns : 0);
+}
+
 /* Latency of one more I/O on a path, if its latency grows with its load. */
 static u64 nvme_lat_load_ns(const struct nvme_lat_path *p)
 {
@@ -92,10 +103,12 @@ static u64 nvme_lat_load_ns(const struct nvme_lat_path *p)
  * costs max(lat_ns, per_inflight_ns * (inflight + 1)), its estimate raised
  * when it carries more than it was measured at, and a path outside costs
  * max(band, per_inflight_ns * (inflight + 1)): it is never priced below
- * the band, but its price falls with its load.  Paths without an estimate
- * take part only when no path has one; then the fewest in flight wins.  A
- * silent path's estimate is a bound, not a measurement: it sets no band,
- * so that it cannot keep the paths without an estimate out.
+ * the band, but its price falls with its load.  A path without an estimate
+ * is in the band and comes after the measured members on exact ties: it
+ * takes I/O when it holds fewer requests than they do, so at one request in
+ * flight only its probes until it has an estimate.  A silent path's estimate
+ * is a bound, not a measurement: it sets no band and comes last on ties, so
+ * that it cannot keep the paths without an estimate out.
  *
  * Context: any; pure function of its arguments.
  * Return: an index into @p, or -1 if no path is usable.
@@ -106,7 +119,7 @@ VISIBLE_IF_KUNIT int nvme_lat_choose(const struct nvme_lat_path *p, int nr,
 	int i, j, best = -1, other = -1, probe = -1;
 	u8 tier = NVME_LAT_UNUSABLE;
 	u32 min_lat = U32_MAX;
-	u64 band, cost, other_cost = U64_MAX;
+	u64 band, cost, other_cost = U64_MAX, tie, best_tie = U64_MAX;
 
 	nr = min(nr, NVME_LAT_MAX_PATHS);
 	if (nr <= 0)
@@ -144,12 +157,15 @@ VISIBLE_IF_KUNIT int nvme_lat_choose(const struct nvme_lat_path *p, int nr,
 		i = nvme_lat_nth(rotor, j, nr);
 		if (p[i].tier != tier)
 			continue;
-		if ((p[i].lat_ns ? p[i].lat_ns : U32_MAX) <= band) {
+		if (!p[i].lat_ns || p[i].lat_ns <= band) {
+			tie = nvme_lat_tie(&p[i]);
 			if (best < 0 || p[i].inflight < p[best].inflight ||
 			    (p[i].inflight == p[best].inflight &&
-			     p[i].lat_ns < p[best].lat_ns))
+			     tie < best_tie)) {
 				best = i;
-		} else if (p[i].lat_ns) {
+				best_tie = tie;
+			}
+		} else {
 			cost = max(band, nvme_lat_load_ns(&p[i]));
 			if (cost < other_cost) {
 				other_cost = cost;
