@@ -1269,7 +1269,7 @@ static void model_test_choose(struct kunit *test)
 	p[1] = (struct nvme_lat_path){ .inflight = 1 };
 	p[2] = (struct nvme_lat_path){ .tier = NVME_LAT_UNUSABLE };
 	KUNIT_EXPECT_EQ(test, nvme_lat_choose(p, 3, 0, NVME_LAT_DEF_BAND_X1024), 1);
-	/* and on exact ties the path without an estimate comes first */
+	/* on exact ties: no estimate before a silent path */
 	p[0].inflight = 1;
 	KUNIT_EXPECT_EQ(test, nvme_lat_choose(p, 3, 0, NVME_LAT_DEF_BAND_X1024), 1);
 	/*
