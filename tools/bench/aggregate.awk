@@ -11,7 +11,7 @@ BEGIN {
 	FS = OFS = "\t"
 	if (names == "")
 		names = "iops mib p50 p99 p999 cpu_us share1 share2 bshare1 bshare2 " \
-			"large_mib large_p50 large_p99 large_p999 t90 t90 errors cpu_ns"
+			"large_mib large_p50 large_p99 large_p999 t90 t90max errors cpu_ns"
 	split(names, col, " ")
 }
 

@@ -6,7 +6,9 @@
 # inaccessible, so only the best path is usable.
 #
 # Environment: BENCH_OUT (results dir), BENCH_ROUNDS (3), BENCH_RUNTIME (8 s),
-# BENCH_RAMP (1 s), BENCH_SHIFT (10 s between delay moves), BENCH_IODEPTH
+# BENCH_RAMP (1 s), BENCH_SHIFT (10 s to the first delay move of shifting,
+# each next spacing 0.1 s longer), BENCH_MOVES (2; rounded up to even, so
+# that shifting ends as it started), BENCH_IODEPTH
 # (per job of the 4 KiB scenarios), BENCH_SCENARIOS, BENCH_POLICIES.  Per
 # run, in $BENCH_OUT/SCENARIO/: rROUND-POLICY.json (fio), .stat (per path
 # "IOS SECTORS" before, then after), .win (two "TIME_US IDLE_CS IOS" lines
@@ -31,6 +33,8 @@ rounds=${BENCH_ROUNDS:-3}
 rt=${BENCH_RUNTIME:-8}
 ramp=${BENCH_RAMP:-1}
 shift_s=${BENCH_SHIFT:-10}
+moves=${BENCH_MOVES:-2}
+moves=$((moves + moves % 2))
 # (BENCH_SCENARIOS empty: all)
 scen_list=${BENCH_SCENARIOS:-symmetric asym2 asym20 asym20-first fabric shifting bwlimit mixed bssplit qd1-slow-first qd1-write qd1-fsync three-paths four-paths eight-paths two-namespaces tiobench overhead}
 want=${BENCH_POLICIES:-numa round-robin queue-depth latency oracle}
@@ -268,32 +272,43 @@ shifting_batches() {
 		"$b2" $((b2 + 100)) "$d_mid" "$b1" $((b1 + 100)) 0ms > "$out/move2.tc"
 }
 
-# shifting_moves T0_US BASE POLICY: move the delay at shift_s and 2 * shift_s
-# after T0_US; "TIME NEWFASTPATH" per move to BASE.moves, TIME taken when
-# both changes are done.  The oracle's ANA states follow.
+# shifting_moves T0_US BASE POLICY: move the delay $moves times after T0_US
+# (odd moves onto path 1, even ones back onto path 2; shifting_move_us
+# times); "TIME NEWFASTPATH" per move to BASE.moves, TIME taken when both
+# changes are done.  The oracle's ANA states follow.
 shifting_moves() {
-	local k fast now
+	local k m fast now
 	renice -n -10 -p "$BASHPID" > /dev/null
-	for k in 1 2; do
-		while [ "${EPOCHREALTIME/[.,]/}" -lt $(($1 + k * shift_s * 1000000)) ]; do
+	for ((k = 1; k <= moves; k++)); do
+		# shifting_move_us without its fork
+		while [ "${EPOCHREALTIME/[.,]/}" -lt $(($1 + k * shift_s * 1000000 + 50000 * k * (k - 1))) ]; do
 			nvlat_nap 0.02
 		done
-		"$NVLAT_TC" -batch "$out/move$k.tc" || return
+		m=$((2 - k % 2))
+		"$NVLAT_TC" -batch "$out/move$m.tc" || return
 		now=$((${EPOCHREALTIME/[.,]/} - $1))
-		fast=$((3 - k))
+		fast=$((3 - m))
 		printf '%d.%06d %d\n' $((now / 1000000)) $((now % 1000000)) "$fast" >> "$2.moves"
 		if [ "$3" = oracle ]; then
-			nvlat_ana_set "$fast" optimized && nvlat_ana_set "$k" inaccessible || return
+			nvlat_ana_set "$fast" optimized && nvlat_ana_set "$m" inaccessible || return
 		fi
 	done
 }
 
-# scen_runtime NAME: fio runtime.  shifting covers the 2 s start and 3
-# phases; the others run BENCH_RUNTIME, or scen_min_s's floor if longer.
+# shifting_s: seconds that shifting samples, one spacing past its last move
+shifting_s() {
+	local us
+	us=$(shifting_move_us $((moves + 1)) "$shift_s" "$moves")
+	echo $(((us + 999999) / 1000000))
+}
+
+# scen_runtime NAME: fio runtime.  shifting covers the 2 s start, its
+# sampling and 1 s; the others run BENCH_RUNTIME, or scen_min_s's floor if
+# longer.
 scen_runtime() {
 	local m
 	if [ "$1" = shifting ]; then
-		echo $((3 * shift_s + 3))
+		echo $(($(shifting_s) + 3))
 	else
 		m=$(scen_min_s "$1")
 		echo $((rt > m ? rt : m))
@@ -334,7 +349,7 @@ run_one() { # run_one SCEN ROUND POLICY
 		t0=${EPOCHREALTIME/[.,]/}
 		shifting_moves "$t0" "$base" "$3" &
 		(renice -n -10 -p "$BASHPID" > /dev/null
-		 nvlat_sample_ios "$base.samples" "$((3 * shift_s))" 0.1 "$t0")
+		 nvlat_sample_ios "$base.samples" "$(shifting_s)" 0.1 "$t0")
 		wait $! || rc=1 ;;
 	*)
 		io_started || progress "$1 round $2 under $3: no I/O after 20 s"
@@ -370,6 +385,7 @@ run_one() { # run_one SCEN ROUND POLICY
 	echo "runtime $rt"
 	echo "ramp $ramp"
 	echo "shift $shift_s"
+	echo "moves $moves"
 	echo "clock $clock"
 	echo "d_near $d_near"
 	echo "d_mid $d_mid"

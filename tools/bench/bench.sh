@@ -20,8 +20,9 @@
 #                        [--base-kernel BZIMAGE|none] [--distro-kernel BZIMAGE|none]
 #                        [--timeout S] [--no-docs] [--out DIR]
 #
-# --quick: 1 boot, shifting in 3 s steps, no base or distribution-like
-# kernel.  --boots: boots of each kind (3).  --parallel: boots at once
+# --quick: 1 boot, shifting with 2 moves 3 s apart, no base or
+# distribution-like kernel (else 8 moves, 4 s and more apart; see
+# bench-guest.sh).  --boots: boots of each kind (3).  --parallel: boots at once
 # (default: one per host CPU; a boot on the instruction clock runs on one
 # host thread, and that clock keeps host load out of its figures).
 # --rounds: rounds per placement boot (1: on this clock one round is as
@@ -57,13 +58,13 @@ usage() {
 	exit 2
 }
 
-boots=3 parallel=$(nproc) rounds=1 iodepth='' runtime=3 shift_s=4 base=auto docs=1 out='' quick='' scens='' realtime='' ckernel=''
+boots=3 parallel=$(nproc) rounds=1 iodepth='' runtime=3 shift_s=4 moves=8 base=auto docs=1 out='' quick='' scens='' realtime='' ckernel=''
 tmo=''
 distro=auto
 kernel=$BUILD/arch/x86/boot/bzImage
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--quick) quick=1 boots=1 rounds=1 runtime=2 shift_s=3 base=none distro=none ;;
+	--quick) quick=1 boots=1 rounds=1 runtime=2 shift_s=3 moves=2 base=none distro=none ;;
 	--boots) boots=${2:?}; shift ;;
 	--parallel) parallel=${2:?}; shift ;;
 	--rounds) rounds=${2:?}; shift ;;
@@ -142,7 +143,7 @@ echo "$cmdline" >> "$out/command"
 # non-band decisions in .trace).
 guest() {
 	local rd=$1 k=$2 tmo=$3 rc=0 fpid v
-	local envs=(-e BENCH_ROUNDS="$rounds" -e BENCH_RUNTIME="$runtime" -e BENCH_SHIFT="$shift_s")
+	local envs=(-e BENCH_ROUNDS="$rounds" -e BENCH_RUNTIME="$runtime" -e BENCH_SHIFT="$shift_s" -e BENCH_MOVES="$moves")
 	[ -z "$iodepth" ] || envs+=(-e BENCH_IODEPTH="$iodepth")
 	[ -z "${BENCH_TRACE:-}" ] || envs+=(-e BENCH_TRACE="$BENCH_TRACE")
 	shift 3
@@ -203,9 +204,9 @@ all="$all two-namespaces tiobench numa4 numa4-equal"
 main_scens=$(tr ' ' '\n' <<< "${scens:-$all}" | grep -vx 'overhead\|numa4.*' | tr '\n' ' ' || true)
 numa_scens=$(tr ' ' '\n' <<< "${scens:-$all}" | grep -x 'numa4.*' | tr '\n' ' ' || true)
 # one run is about runtime + ramp + 3 s of guest time, and a guest second
-# takes about 4 host seconds on this clock (6 with 4 vCPUs); shifting
-# 3 * shift_s longer, some scenarios at least scen_min_s (as in
-# bench-guest.sh's scen_runtime())
+# takes about 4 host seconds on this clock (6 with 4 vCPUs); shifting as
+# long as its moves (shifting_move_us), some scenarios at least
+# scen_min_s (as in bench-guest.sh's scen_runtime())
 n=$(wc -w <<< "$main_scens")
 n4=$(wc -w <<< "$numa_scens")
 long=0
@@ -213,7 +214,8 @@ for s in $main_scens; do
 	m=$(scen_min_s "$s")
 	[ "$m" -le "$runtime" ] || long=$((long + 5 * (m - runtime)))
 done
-est=$((((n * 5 * (runtime + 4) + 5 * (3 * shift_s + 3) + long) * rounds + 10 * n + 30) * 4 * boots / parallel))
+long=$((long + 5 * ($(shifting_move_us $((moves + 1)) "$shift_s" "$moves") / 1000000 + 3)))
+est=$((((n * 5 * (runtime + 4) + long) * rounds + 10 * n + 30) * 4 * boots / parallel))
 [ "$n4" = 0 ] || est=$((est + ((n4 * 5 * (runtime + 4)) * rounds + 10 * n4 + 30) * 6 * boots / parallel))
 # a cost boot: 12 runs, about 3 host seconds per guest second
 cost_est=$((3 * (12 * (runtime + 5) + 100)))
@@ -282,7 +284,7 @@ if [ -n "$main_scens$numa_scens" ]; then
 		# alone: real time is what host load moves
 		step "placement, real-time cross-check (TCG real-time clock), 1 boot"
 		guest "$out/realtime" "$kernel" "$tmo" BENCH_SCENARIOS="$main_scens" \
-			BENCH_ROUNDS=1 BENCH_RUNTIME=8 BENCH_SHIFT=10 ||
+			BENCH_ROUNDS=1 BENCH_RUNTIME=8 BENCH_SHIFT=10 BENCH_MOVES=2 ||
 			die "guest run failed; see $out/realtime/console.log"
 	fi
 fi

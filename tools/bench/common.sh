@@ -24,6 +24,17 @@ follow() {
 	done
 }
 
+# shifting_move_us K SHIFT_S MOVES: microseconds from the start of
+# `shifting`'s sampling to its K-th delay move (K = MOVES + 1: to the end
+# of sampling).  The first comes after SHIFT_S s and each spacing is 0.1 s
+# longer than the one before, so that the moves meet the idle path's
+# backed-off probes (every 800 ms under latency) at MOVES phases, not one.
+shifting_move_us() {
+	local k=$1
+	[ "$k" -le "$3" ] || k=$(($3 + 1))
+	echo $((k * $2 * 1000000 + 50000 * k * (k - 1)))
+}
+
 # scen_min_s NAME: the shortest fio runtime in s of bench scenario NAME, 0
 # for none.  The iodepth-1 scenarios run at least 8 s: latency probes the
 # idle slow path up to every 800 ms (4 ms each), and 2 s hold 2 or 3 of

@@ -5,15 +5,16 @@
 #   tools/bench/extract.sh RESULTS_DIR [TAG]
 #
 # Columns: scenario round policy iops mib p50 p99 p99.9 cpu_us share1
-# share2 bshare1 bshare2 large_mib large_p50 large_p99 large_p99.9 t90_1
-# t90_2 errors cpu_ns.  Latencies are fio `lat` (submission + completion)
+# share2 bshare1 bshare2 large_mib large_p50 large_p99 large_p99.9 t90
+# t90max errors cpu_ns.  Latencies are fio `lat` (submission + completion)
 # in us, of reads, or of writes in a job without reads; cpu_us is fio's
 # usr + sys CPU time per I/O; cpu_ns is the guest's CPU time per I/O in
 # the run's .win window (all CPUs, busy = elapsed - idle; under -icount
 # with one vCPU that is instructions per I/O); share = % of completed I/Os
 # (bshare: of sectors) per path, from the path disks' stat over the whole
-# run.  t90_k: seconds from the k-th delay move of `shifting` until a
-# 0.5 s window has >= 90% of its I/O on the new fast path (99 = never).
+# run.  t90, t90max: of the delay moves of a `shifting` run, the median
+# and the longest time in seconds from a move until a 0.5 s window has
+# >= 90% of its I/O on the new fast path (99 = never).
 # mixed: iops and latencies of the 4 KiB job, large_* of the 128 KiB job;
 # two-namespaces: of the job named nvlat (not the load job).
 # TAG, when given, is appended to the policy name (e.g. "@base").
@@ -57,25 +58,28 @@ shares() {
 	}' "$1"
 }
 
-# t90 SAMPLES MOVES: seconds to >= 90% on the new fast path, per move
+# t90 SAMPLES MOVES: seconds to >= 90% on the new fast path, median and
+# longest over the moves
 t90() {
 	awk 'NR == FNR { m[++nm] = $1; f[nm] = $2; next }
 		{ t[++n] = $1; a[n] = $2; b[n] = $3 }
 		END {
-			for (k = 1; k <= 2; k++) {
+			for (k = 1; k <= nm; k++) {
 				r = 99
-				if (k <= nm) {
-					end = k < nm ? m[k + 1] : t[n]
-					for (i = 1; i <= n && r == 99; i++) {
-						if (t[i] < m[k] || t[i] + 0.5 > end) continue
-						for (j = i; j < n && t[j] < t[i] + 0.5; j++) ;
-						da = a[j] - a[i]; db = b[j] - b[i]
-						new = f[k] == 1 ? da : db
-						if (da + db > 0 && new / (da + db) >= 0.9) r = t[i] - m[k]
-					}
+				end = k < nm ? m[k + 1] : t[n]
+				for (i = 1; i <= n && r == 99; i++) {
+					if (t[i] < m[k] || t[i] + 0.5 > end) continue
+					for (j = i; j < n && t[j] < t[i] + 0.5; j++) ;
+					da = a[j] - a[i]; db = b[j] - b[i]
+					new = f[k] == 1 ? da : db
+					if (da + db > 0 && new / (da + db) >= 0.9) r = t[i] - m[k]
 				}
-				printf "%.2f%s", r, k < 2 ? "\t" : "\n"
+				for (i = k - 1; i >= 1 && s[i] > r; i--) s[i + 1] = s[i]
+				s[i + 1] = r
 			}
+			if (nm == 0) { printf "99.00\t99.00\n"; exit }
+			med = nm % 2 ? s[(nm + 1) / 2] : (s[nm / 2] + s[nm / 2 + 1]) / 2
+			printf "%.2f\t%.2f\n", med, s[nm]
 		}' "$2" "$1"
 }
 

@@ -26,6 +26,7 @@
 #include <linux/math64.h>
 #include <linux/prandom.h>
 #include <linux/sizes.h>
+#include <linux/sort.h>
 #include <linux/time64.h>
 
 #include "nvme.h"
@@ -38,7 +39,7 @@ enum {
 	MODEL_MAX_EVENTS	= 256,
 	MODEL_MAX_STEPS		= 2,
 	MODEL_SEGMENTS		= 10,	/* drift check: the run in tenths */
-	MODEL_TRACE		= 64,	/* share per path over time, 50 ms bins */
+	MODEL_TRACE		= 128,	/* share per path over time, 50 ms bins */
 	MODEL_AFTER		= 100,	/* the same, from the end of a black hole */
 };
 
@@ -1076,6 +1077,58 @@ static void model_test_step_back(struct kunit *test)
 			NVME_LAT_DEF_WINDOW_US / USEC_PER_MSEC);
 }
 
+static int model_cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Shifting: 500 us more round trip moves from path 1 to path 0, after 3 s
+ * and at 17 later times 50 ms apart, which cover the backed-off probe
+ * interval of the idle path.  Latency is 90% on the new fast path within
+ * 250 ms at the median move time, within 450 ms at the worst.
+ */
+static void model_test_shifting(struct kunit *test)
+{
+	struct model_scenario sc = {
+		.name = "shifting", .nr_paths = 2, .nr_ns = 1, .nr_jobs = 1,
+		PATH(0, 30, 8, 20), PATH(1, 530, 8, 20),
+		JOB(0, 0, 4, SZ_4K, false, 0),
+		.nr_steps = 2,
+	};
+	struct model *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+	u64 moved_ms[18], x_oracle[18], oracle;
+	unsigned int at_ms;
+	int k, n;
+
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	for (n = 0; n < ARRAY_SIZE(moved_ms); n++) {
+		at_ms = 3000 + 50 * n;
+		sc.step[0] = (struct model_step){ .at_ns = at_ms * NSEC_PER_MSEC,
+			.path = 0, .delay_ns = 530 * MODEL_NS };
+		sc.step[1] = (struct model_step){ .at_ns = at_ms * NSEC_PER_MSEC,
+			.path = 1, .delay_ns = 30 * MODEL_NS };
+		sc.warmup_ns = (u64)at_ms * NSEC_PER_MSEC;
+		sc.end_ns = (u64)(at_ms + 2000) * NSEC_PER_MSEC;
+		model_run(test, m, &sc, MODEL_ORACLE);
+		oracle = m->r.iops;
+		model_run(test, m, &sc, MODEL_LAT);
+		moved_ms[n] = model_moved_ms(&m->r, 0, 1, at_ms, 900);
+		x_oracle[n] = permille(m->r.iops, oracle);
+	}
+	sort(moved_ms, n, sizeof(*moved_ms), model_cmp_u64, NULL);
+	sort(x_oracle, n, sizeof(*x_oracle), model_cmp_u64, NULL);
+	k = n / 2;
+	kunit_info(test, "model: shifting | latency | 90%% moved after %llu ms (%llu-%llu) over %d move times 50 ms apart; %llu.%02llu-%llu.%02llu x oracle in the 2 s after\n",
+		   moved_ms[k], moved_ms[0], moved_ms[n - 1], n,
+		   x_oracle[0] / 1000, x_oracle[0] % 1000 / 10,
+		   x_oracle[n - 1] / 1000, x_oracle[n - 1] % 1000 / 10);
+	KUNIT_EXPECT_LE(test, moved_ms[k], 250ULL);
+	KUNIT_EXPECT_LE(test, moved_ms[n - 1], 450ULL);
+}
+
 /* @nr equal paths, each with a bottleneck of its own: 4 servers of 2 ms */
 static void model_equal_paths(struct model_scenario *sc, int nr)
 {
@@ -1477,6 +1530,30 @@ static void model_test_backoff_end(struct kunit *test)
 					      NVME_LAT_DEF_BAND_X1024), 0);
 	KUNIT_EXPECT_EQ(test, pr[0].backoff, NVME_LAT_PROBE_MAX_BACKOFF);
 	KUNIT_EXPECT_EQ(test, pr[0].next_jiffies, 1200UL);
+
+	/* path 1 backed off from 40 us; path 0 now at 100 us: it ends */
+	pr[0] = (struct nvme_lat_probe){ .next_jiffies = 1000 };
+	pr[1] = backed_off;
+	pr[1].band_ns = 40000;
+	p[0].inflight = 1;
+	p[1].lat_ns = 300000;
+	p[1].inflight = 0;
+	KUNIT_EXPECT_EQ(test, nvme_lat_select(p, probe, 2, 1000, 0,
+					      NVME_LAT_DEF_BAND_X1024), 0);
+	KUNIT_EXPECT_EQ(test, pr[1].backoff, 0U);
+	KUNIT_EXPECT_EQ(test, pr[1].next_jiffies, 1013UL);
+
+	/* from 60 us, or with no reference: not twice as slow, it stays */
+	pr[1] = backed_off;
+	pr[1].band_ns = 60000;
+	KUNIT_EXPECT_EQ(test, nvme_lat_select(p, probe, 2, 1000, 0,
+					      NVME_LAT_DEF_BAND_X1024), 0);
+	KUNIT_EXPECT_EQ(test, pr[1].backoff, NVME_LAT_PROBE_MAX_BACKOFF);
+	pr[1].band_ns = 0;
+	KUNIT_EXPECT_EQ(test, nvme_lat_select(p, probe, 2, 1000, 0,
+					      NVME_LAT_DEF_BAND_X1024), 0);
+	KUNIT_EXPECT_EQ(test, pr[1].backoff, NVME_LAT_PROBE_MAX_BACKOFF);
+	KUNIT_EXPECT_EQ(test, pr[1].next_jiffies, 1200UL);
 }
 
 /*
@@ -1618,6 +1695,7 @@ static struct kunit_case nvme_latency_model_cases[] = {
 	KUNIT_CASE_SLOW(model_test_two_namespaces),
 	KUNIT_CASE(model_test_latency_step),
 	KUNIT_CASE(model_test_step_back),
+	KUNIT_CASE(model_test_shifting),
 	KUNIT_CASE_SLOW(model_test_black_hole),
 	KUNIT_CASE(model_test_black_hole_new_path),
 	{}

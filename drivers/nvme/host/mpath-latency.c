@@ -311,9 +311,8 @@ static void nvme_lat_end_backoff(struct nvme_lat_probe *probe,
 		try_cmpxchg(&probe->next_jiffies, &next, now + interval);
 }
 
-/* @i's estimate is outside the band of the other paths of its tier */
-static bool nvme_lat_outside_band(const struct nvme_lat_path *p, int nr, int i,
-				  u32 band_x1024)
+/* The lowest measured estimate of the paths of @i's tier but @i, or U32_MAX */
+static u32 nvme_lat_others_min(const struct nvme_lat_path *p, int nr, int i)
 {
 	u32 min_lat = U32_MAX;
 	int j;
@@ -322,8 +321,40 @@ static bool nvme_lat_outside_band(const struct nvme_lat_path *p, int nr, int i,
 		if (j != i && p[j].tier == p[i].tier &&
 		    nvme_lat_sets_band(&p[j]))
 			min_lat = min(min_lat, p[j].lat_ns);
+	return min_lat;
+}
+
+/* @i's estimate is outside the band of the other paths of its tier */
+static bool nvme_lat_outside_band(const struct nvme_lat_path *p, int nr, int i,
+				  u32 band_x1024)
+{
+	u32 min_lat = nvme_lat_others_min(p, nr, i);
+
 	return p[i].lat_ns && min_lat != U32_MAX &&
 	       p[i].lat_ns > nvme_lat_band(min_lat, band_x1024);
+}
+
+/*
+ * @i, chosen on a fresh measured estimate, is now more than twice as slow
+ * as the estimate whose band a backed-off path of its tier was last found
+ * outside of: the back-off of that path ends, so that a move of the delay
+ * from it to @i is seen within a window, not a backed-off interval.
+ */
+static void nvme_lat_band_rose(const struct nvme_lat_path *p,
+			       struct nvme_lat_probe *const *probe, int nr,
+			       int i, unsigned long now)
+{
+	u32 ref_ns;
+	int j;
+
+	for (j = 0; j < nr; j++) {
+		if (j == i || p[j].tier != p[i].tier ||
+		    likely(!READ_ONCE(probe[j]->backoff)))
+			continue;
+		ref_ns = READ_ONCE(probe[j]->band_ns);
+		if (ref_ns && p[i].lat_ns / 2 > ref_ns)
+			nvme_lat_end_backoff(probe[j], now, p[j].win_jiffies);
+	}
 }
 
 /**
@@ -336,7 +367,10 @@ static bool nvme_lat_outside_band(const struct nvme_lat_path *p, int nr, int i,
  * @band_x1024: the band's width, as for nvme_lat_choose()
  *
  * A path chosen in the band on a fresh estimate while its probe slot is
- * backed off ends the back-off (nvme_lat_end_backoff()).
+ * backed off ends the back-off (nvme_lat_end_backoff()).  A backed-off
+ * path of its tier ends its back-off too when the chosen path's estimate is
+ * more than twice the others' lowest estimate at that path's last probe
+ * (nvme_lat_band_rose()).
  *
  * Context: any; @p is modified.
  * Return: an index into @p, or -1 if no path is usable.
@@ -346,6 +380,7 @@ VISIBLE_IF_KUNIT int nvme_lat_select(struct nvme_lat_path *p,
 				     int nr, unsigned long now,
 				     unsigned int rotor, u32 band_x1024)
 {
+	bool outside;
 	int i;
 
 	for (;;) {
@@ -353,17 +388,24 @@ VISIBLE_IF_KUNIT int nvme_lat_select(struct nvme_lat_path *p,
 		if (i < 0)
 			return i;
 		if (!p[i].probe) {
+			if (p[i].stale)
+				return i;
 			if (unlikely(READ_ONCE(probe[i]->backoff)) &&
-			    !p[i].stale &&
 			    !nvme_lat_outside_band(p, nr, i, band_x1024))
 				nvme_lat_end_backoff(probe[i], now,
 						     p[i].win_jiffies);
+			if (nvme_lat_sets_band(&p[i]))
+				nvme_lat_band_rose(p, probe, nr, i, now);
 			return i;
 		}
+		outside = nvme_lat_outside_band(p, nr, i, band_x1024);
 		if (nvme_lat_claim_probe(probe[i], now, p[i].win_jiffies,
-					 nvme_lat_outside_band(p, nr, i,
-							       band_x1024)))
+					 outside)) {
+			if (outside)
+				WRITE_ONCE(probe[i]->band_ns,
+					   nvme_lat_others_min(p, nr, i));
 			return i;
+		}
 		/* another CPU probes it in this window */
 		p[i].probe = false;
 	}
