@@ -68,12 +68,13 @@ sdir() {
 }
 # meta KEY [BOOT]: a line of the guest's meta file (BOOT: main)
 meta() { awk -v k="$1" '$1 == k { $1 = ""; sub(/^ /, ""); print; exit }' "$res/${2:-main}/results/meta" 2>/dev/null; }
-# shifting's delay moves (2 before the guest recorded them), their times in
-# s, and its sampled seconds
-MOVES=$(meta moves)
-MOVES=${MOVES:-2}
-move_s() { awk -v u="$(shifting_move_us "$1" "$(meta shift)" "$MOVES")" 'BEGIN { printf "%g", u / 1e6 }'; }
-SHIFT_S=$(awk -v u="$(shifting_move_us $((MOVES + 1)) "$(meta shift)" "$MOVES")" 'BEGIN { printf "%d", (u + 999999) / 1e6 }')
+# shifting's first spacing and delay moves (2 before the guest recorded
+# them; none without placement results), their times in s, and its
+# sampled seconds
+SHIFT=$(meta shift) MOVES=$(meta moves)
+SHIFT=${SHIFT:-0} MOVES=${MOVES:-2}
+move_s() { awk -v u="$(shifting_move_us "$1" "$SHIFT" "$MOVES")" 'BEGIN { printf "%g", u / 1e6 }'; }
+SHIFT_S=$(awk -v u="$(shifting_move_us $((MOVES + 1)) "$SHIFT" "$MOVES")" 'BEGIN { printf "%d", (u + 999999) / 1e6 }')
 POLS=(numa round-robin queue-depth latency oracle)
 SCENS=(symmetric asym2 asym20 asym20-first fabric shifting bwlimit mixed bssplit
 	qd1-slow-first qd1-write qd1-fsync three-paths four-paths eight-paths
