@@ -12,9 +12,9 @@
 # the run's .win window (all CPUs, busy = elapsed - idle; under -icount
 # with one vCPU that is instructions per I/O); share = % of completed I/Os
 # (bshare: of sectors) per path, from the path disks' stat over the whole
-# run.  t90, t90max: of the delay moves of a `shifting` run, the median
-# and the longest time in seconds from a move until a 0.5 s window has
-# >= 90% of its I/O on the new fast path (99 = never).
+# run.  t90, t90max: of the delay moves of a `shifting` run, the (upper)
+# median and the longest time in seconds from a move until a 0.5 s window
+# has >= 90% of its I/O on the new fast path (99 = never).
 # mixed: iops and latencies of the 4 KiB job, large_* of the 128 KiB job;
 # two-namespaces: of the job named nvlat (not the load job).
 # TAG, when given, is appended to the policy name (e.g. "@base").
@@ -78,8 +78,9 @@ t90() {
 				s[i + 1] = r
 			}
 			if (nm == 0) { printf "99.00\t99.00\n"; exit }
-			med = nm % 2 ? s[(nm + 1) / 2] : (s[nm / 2] + s[nm / 2 + 1]) / 2
-			printf "%.2f\t%.2f\n", med, s[nm]
+			# the upper median: a policy that stays put on half the moves
+			# reads 99, not the mean of 99 and a stay-put 0
+			printf "%.2f\t%.2f\n", s[int(nm / 2) + 1], s[nm]
 		}' "$2" "$1"
 }
 
