@@ -35,6 +35,12 @@ ramp=${BENCH_RAMP:-1}
 shift_s=${BENCH_SHIFT:-10}
 moves=${BENCH_MOVES:-2}
 moves=$((moves + moves % 2))
+# shifting's move times in us (index MOVES + 1: the end of its sampling),
+# taken here so that the mover forks nothing
+move_us=(0)
+for ((k = 1; k <= moves + 1; k++)); do
+	move_us+=("$(shifting_move_us "$k" "$shift_s" "$moves")")
+done
 # (BENCH_SCENARIOS empty: all)
 scen_list=${BENCH_SCENARIOS:-symmetric asym2 asym20 asym20-first fabric shifting bwlimit mixed bssplit qd1-slow-first qd1-write qd1-fsync three-paths four-paths eight-paths two-namespaces tiobench overhead}
 want=${BENCH_POLICIES:-numa round-robin queue-depth latency oracle}
@@ -280,8 +286,7 @@ shifting_moves() {
 	local k m fast now
 	renice -n -10 -p "$BASHPID" > /dev/null
 	for ((k = 1; k <= moves; k++)); do
-		# shifting_move_us without its fork
-		while [ "${EPOCHREALTIME/[.,]/}" -lt $(($1 + k * shift_s * 1000000 + 50000 * k * (k - 1))) ]; do
+		while [ "${EPOCHREALTIME/[.,]/}" -lt $(($1 + move_us[k])) ]; do
 			nvlat_nap 0.02
 		done
 		m=$((2 - k % 2))
@@ -296,11 +301,7 @@ shifting_moves() {
 }
 
 # shifting_s: seconds that shifting samples, one spacing past its last move
-shifting_s() {
-	local us
-	us=$(shifting_move_us $((moves + 1)) "$shift_s" "$moves")
-	echo $(((us + 999999) / 1000000))
-}
+shifting_s() { echo $(((move_us[moves + 1] + 999999) / 1000000)); }
 
 # scen_runtime NAME: fio runtime.  shifting covers the 2 s start, its
 # sampling and 1 s; the others run BENCH_RUNTIME, or scen_min_s's floor if

@@ -1079,9 +1079,7 @@ static void model_test_step_back(struct kunit *test)
 
 static int model_cmp_u64(const void *a, const void *b)
 {
-	u64 x = *(const u64 *)a, y = *(const u64 *)b;
-
-	return x < y ? -1 : x > y;
+	return cmp_int(*(const u64 *)a, *(const u64 *)b);
 }
 
 /*

@@ -324,14 +324,20 @@ static u32 nvme_lat_others_min(const struct nvme_lat_path *p, int nr, int i)
 	return min_lat;
 }
 
+/* @p's estimate is outside the band of @others_ns (nvme_lat_others_min()) */
+static bool nvme_lat_outside(const struct nvme_lat_path *p, u32 others_ns,
+			     u32 band_x1024)
+{
+	return p->lat_ns && others_ns != U32_MAX &&
+	       p->lat_ns > nvme_lat_band(others_ns, band_x1024);
+}
+
 /* @i's estimate is outside the band of the other paths of its tier */
 static bool nvme_lat_outside_band(const struct nvme_lat_path *p, int nr, int i,
 				  u32 band_x1024)
 {
-	u32 min_lat = nvme_lat_others_min(p, nr, i);
-
-	return p[i].lat_ns && min_lat != U32_MAX &&
-	       p[i].lat_ns > nvme_lat_band(min_lat, band_x1024);
+	return nvme_lat_outside(&p[i], nvme_lat_others_min(p, nr, i),
+				band_x1024);
 }
 
 /*
@@ -380,6 +386,7 @@ VISIBLE_IF_KUNIT int nvme_lat_select(struct nvme_lat_path *p,
 				     int nr, unsigned long now,
 				     unsigned int rotor, u32 band_x1024)
 {
+	u32 others_ns;
 	bool outside;
 	int i;
 
@@ -398,12 +405,12 @@ VISIBLE_IF_KUNIT int nvme_lat_select(struct nvme_lat_path *p,
 				nvme_lat_band_rose(p, probe, nr, i, now);
 			return i;
 		}
-		outside = nvme_lat_outside_band(p, nr, i, band_x1024);
+		others_ns = nvme_lat_others_min(p, nr, i);
+		outside = nvme_lat_outside(&p[i], others_ns, band_x1024);
 		if (nvme_lat_claim_probe(probe[i], now, p[i].win_jiffies,
 					 outside)) {
 			if (outside)
-				WRITE_ONCE(probe[i]->band_ns,
-					   nvme_lat_others_min(p, nr, i));
+				WRITE_ONCE(probe[i]->band_ns, others_ns);
 			return i;
 		}
 		/* another CPU probes it in this window */
