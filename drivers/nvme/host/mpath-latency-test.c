@@ -1455,6 +1455,34 @@ static void model_test_plan(struct kunit *test)
 }
 
 /*
+ * Queues deeper than a u16 counts: a path with 2^16 + 3 requests in flight
+ * must not pass for one with 3, in a full decision or under a plan.
+ */
+static void model_test_deep_queues(struct kunit *test)
+{
+	struct blk_clat_estimate est = { .lat_ns = 20000,
+					 .lat_per_inflight_ns = 1000,
+					 .win_jiffies = 5 };
+	struct nvme_lat_probe pr = { .next_jiffies = 1000 };
+	struct nvme_lat_path p[2];
+	struct nvme_lat_plan plan;
+	atomic_t inflight[2];
+
+	nvme_lat_path_set(&p[0], &est, U16_MAX + 4, 1000, 0, &pr, 1000, true);
+	nvme_lat_path_set(&p[1], &est, 100, 1000, 0, &pr, 1000, true);
+	KUNIT_EXPECT_EQ(test, p[0].inflight, U16_MAX);
+	KUNIT_EXPECT_EQ(test, nvme_lat_choose(p, 2, 0, NVME_LAT_DEF_BAND_X1024), 1);
+	KUNIT_ASSERT_TRUE(test, nvme_lat_plan_make(&plan, p, 2, NVME_LAT_DEF_BAND_X1024));
+	KUNIT_ASSERT_EQ(test, plan.nr, 2);
+	atomic_set(&inflight[0], U16_MAX + 4);
+	atomic_set(&inflight[1], 100);
+	plan.nr_active[0] = &inflight[plan.idx[0]];
+	plan.nr_active[1] = &inflight[plan.idx[1]];
+	KUNIT_EXPECT_EQ(test, plan.idx[nvme_lat_plan_pick(&plan, 0)], 1);
+	KUNIT_EXPECT_EQ(test, plan.idx[nvme_lat_plan_pick(&plan, 1)], 1);
+}
+
+/*
  * Of many CPUs finding a probe due at once, one takes it; the interval
  * doubles while the path is outside the band, up to its cap.
  */
@@ -1675,6 +1703,7 @@ static struct kunit_case nvme_latency_model_cases[] = {
 	KUNIT_CASE(model_test_choose),
 	KUNIT_CASE(model_test_band),
 	KUNIT_CASE(model_test_plan),
+	KUNIT_CASE(model_test_deep_queues),
 	KUNIT_CASE(model_test_probe_claim),
 	KUNIT_CASE(model_test_backoff_end),
 	KUNIT_CASE(model_test_probe_due_wrap),
