@@ -41,8 +41,11 @@ shifting_move_us() {
 # them.  bwlimit runs at least 30 s: its 128 KiB reads complete about 230
 # times a second, and the policies' queues on the two links swing over
 # seconds (in 8 s runs latency read 0.975-0.990x queue-depth over 3 boots).
+# symmetric runs at least 12 s: its share plot takes 0.5 s steps of the
+# runtime - 2 s that it samples, and 3 s runs leave it one.
 scen_min_s() {
 	case "$1" in
+	symmetric) echo 12 ;;
 	qd1-*) echo 8 ;;
 	bwlimit) echo 30 ;;
 	*) echo 0 ;;

@@ -418,23 +418,27 @@ cost_table() {
 cost_paths() { local s=${1#overhead}; echo "${s:-2}"; }
 
 # share_plot SCENARIO TITLE: share of path 1 over time, per policy (round
-# 1, 0.5 s steps), from the runs' .samples
+# 1, 0.5 s steps), from the runs' .samples; a policy with fewer than two
+# steps is left out, and without any the report says why
 share_plot() {
-	local s=$1 p f n=0
+	local s=$1 p f n=0 pts
 	for p in "${POLS[@]}"; do
 		f=$res/main/results/$s/r1-$p.samples
 		[ -s "$f" ] || continue
-		printf '"%s"\n' "$p"
-		awk '{ t = $1; a = $2; b = $3
+		pts=$(awk '{ t = $1; a = $2; b = $3
 			if (NR == 1 || t >= t0 + 0.5) {
 				if (NR > 1 && a + b - a0 - b0 > 0)
 					printf "%.2f %.1f\n", (t + t0) / 2, 100 * (a - a0) / (a + b - a0 - b0)
 				t0 = t; a0 = a; b0 = b
-			} }' "$f"
-		printf '\n\n'
+			} }' "$f")
+		[ "$(printf '%s\n' "$pts" | grep -c .)" -ge 2 ] || continue
+		printf '"%s"\n%s\n\n\n' "$p" "$pts"
 		n=$((n + 1))
 	done > "$work/share-$s.dat"
-	[ "$n" -gt 0 ] || return 0
+	if [ "$n" -eq 0 ]; then
+		echo "(No share plot: its runs sampled fewer than two 0.5 s steps.)"
+		return 0
+	fi
 	gnuplot <<-EOF
 		set terminal pngcairo size 1000,420 font ",10"
 		set output '$docs/bench-share-$s.png'
@@ -637,7 +641,8 @@ cost_section() {
 	  (numa4 and numa4-equal: 4 vCPUs on 4 fake NUMA nodes, the others 2 on 2)"); each run
 	  $(meta runtime) s after a $(meta ramp) s ramp
 	  (shifting: $SHIFT_S s; the iodepth-1 scenarios at least $(scen_min_s qd1-write) s,
-	  bwlimit at least $(scen_min_s bwlimit) s, their one job on CPU 0); order per scenario: one warm-up run, then
+	  bwlimit at least $(scen_min_s bwlimit) s, their one job on CPU 0; symmetric at least
+	  $(scen_min_s symmetric) s, for its share plot); order per scenario: one warm-up run, then
 	  numa, round-robin, queue-depth, latency, oracle. The oracle is numa
 	  with the slow paths ANA inaccessible (only the best path usable);
 	  in shifting its ANA states follow the delay.
