@@ -11,8 +11,8 @@
 # taken within a round (the policies of a round run side by side): met
 # when the ratio is on the right side of the target in every round,
 # missed when it is on the wrong side in every round, undecided
-# otherwise, and dropped when undecided where numa and the oracle on the
-# same path differ by more than 1% (control_noise()).
+# otherwise; every criterion of a scenario where numa and the oracle on
+# the same path differ by more than 1% (control_noise()) is dropped.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=common.sh
@@ -162,8 +162,10 @@ fmt() { awk -v x="$1" 'BEGIN { printf (x >= 10 ? "%.3g" : x > 0.95 && x < 1.05 ?
 # crit SCENARIO "DESCRIPTION" MEDIAN LO HI OP TARGET [NOISE]: one row of
 # the criteria table; LO-HI is the spread of the value over the rounds.
 # The verdict is taken on the unrounded values.  NOISE (the control's
-# spread, when it exceeds the bound in control_noise()) turns an undecided
-# verdict into "dropped": the clock cannot decide it.
+# spread, when it exceeds the bound in control_noise()) turns any verdict
+# into "dropped": the boots of the scenario differ by more than the
+# criteria's margins whatever the policy, and a ratio's spread there is
+# the scenario's, not the policy's.
 crit() {
 	local v=$3 range vd tgt="$6 $7"
 	[ -n "$(sdir "$1")" ] || return 0
@@ -175,8 +177,8 @@ crit() {
 		[ "$4" != "$5" ] || range=$(fmt "$4")
 	fi
 	[ "$6" != "=~" ] || tgt="1 ± $7"
-	[ "$vd" != undecided ] || [ -z "${8:-}" ] || vd="dropped: control $8"
-	echo "${vd%%:*}" >> "$work/verdicts"
+	[ "$vd" = n/a ] || [ -z "${8:-}" ] || vd="dropped ($vd in the boots): control $8"
+	echo "${vd%%[ :]*}" >> "$work/verdicts"
 	echo "| $1 | $2 | $v | $range | $tgt | $vd |"
 }
 
@@ -668,11 +670,12 @@ cost_section() {
 	taken within a boot, where the policies ran side by side (interleaved);
 	the table gives its median and its lowest and highest boot.  A
 	criterion is met when the ratio meets the target in every boot, missed
-	when it misses it in every boot.  An undecided criterion is dropped
-	when its scenario's control, numa against the oracle on the same single
-	path, differs from 1 by more than 1% in some boot: there the boots
-	differ by more than the criteria's margins whatever the policy, and
-	the clock cannot decide.
+	when it misses it in every boot.  Every criterion of a scenario is
+	dropped when the scenario's control, numa against the oracle on the
+	same single path, differs from 1 by more than 1% in some boot: there
+	the boots differ by more than the criteria's margins whatever the
+	policy, and the clock cannot decide (the verdict the boots gave is
+	kept in brackets).
 
 	$rat
 
