@@ -337,6 +337,8 @@ trace_off() {
 run_one() { # run_one SCEN ROUND POLICY
 	local base=$out/$1/r$2-$3 fio t0 rc=0 runtime trace=''
 	runtime=$(scen_runtime "$1")
+	# a second bench call into the same --out runs a scenario again
+	rm -f "$base".*
 	policy_on "$3" || fail "$1: cannot select $3"
 	[ -z "${BENCH_TRACE:-}" ] || [ "$3" != latency ] || trace=1
 	[ -z "$trace" ] || trace_on

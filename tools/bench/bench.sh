@@ -274,9 +274,14 @@ fi
 wait
 [ ! -s "$out/failed" ] || die "guest runs failed: $(paste -sd ';' "$out/failed")"
 if [ -n "$main_scens$numa_scens" ]; then
+	# the boots of this call and of earlier calls into the same --out
+	# (a second call with main scenarios only keeps numa4's, and so on)
 	bdirs=()
-	[ -z "$main_scens" ] || mapfile -t bdirs < <(seq -f "$out/main/%g" "$boots")
-	[ -z "$numa_scens" ] || mapfile -t -O "${#bdirs[@]}" bdirs < <(seq -f "$out/numa4/%g" "$boots")
+	for b in $(seq "$boots"); do
+		for d in "$out/main/$b" "$out/numa4/$b"; do
+			[ ! -d "$d/results" ] || bdirs+=("$d")
+		done
+	done
 	grep -qx latency "${bdirs[0]}"/results/*/policies 2>/dev/null ||
 		die "the test kernel does not offer the latency iopolicy (rebuilt by 'make check'? run 'make kernel')"
 	merge "$out/main" "${bdirs[@]}"
