@@ -25,6 +25,24 @@ added_files() {
 		sed -n 's|^diff --git a/\(.*\) b/.*|\1|p' | sort -u
 }
 
+# readme_patches: README with its patch list made from the patches' subjects
+readme_patches() {
+	python3 - "$TOP/README" "$TOP/patches" "$TOP/series" <<'PY'
+import email, re, sys
+readme, pdir, series = sys.argv[1:]
+subjects = []
+for name in open(series).read().split():
+    msg = email.message_from_file(open(pdir + '/' + name))
+    subj = re.sub(r'\s+', ' ', msg['Subject'])
+    subjects.append('  ' + re.sub(r'^\[PATCH[^]]*\] ', '', subj))
+text = open(readme).read()
+head = 'A patch series against Linux 7.3 (patches/, in quilt order in series):\n\n'
+i = text.index(head) + len(head)
+j = text.index('\n\n', i)
+sys.stdout.write(text[:i] + '\n'.join(subjects) + text[j:])
+PY
+}
+
 export_series() {
 	local out subject
 	is_kernel "$TREE" || die "no work tree at $TREE: run 'make tree' first"
@@ -63,6 +81,7 @@ PY
 	mkdir -p "$TOP/patches"
 	cp "$tmp"/*.patch "$TOP/patches/"
 	list_patches > "$TOP/series"
+	readme_patches > "$tmp/README" && mv "$tmp/README" "$TOP/README"
 	# copies of the added files, in kernel-tree paths
 	git -C "$TREE" diff --name-only --diff-filter=A "$BASE_TAG..HEAD" > "$tmp/added"
 	rm -rf "$TOP/block" "$TOP/drivers" "$TOP/include"
@@ -85,6 +104,8 @@ check_sync() {
 		bad=1
 	fi
 	[ -f "$TOP/patches/0000-cover-letter.patch" ] || { echo "no cover letter in patches/"; bad=1; }
+	readme_patches | cmp -s - "$TOP/README" ||
+		{ echo "README's patch list is not the series' (run make export)"; bad=1; }
 	# the copies equal what the series produces
 	git -C "$tmp" init -q
 	added_files > "$tmp/added"

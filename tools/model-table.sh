@@ -19,9 +19,9 @@ grep -q 'model: ' "$log" || die "$log has no path model rows"
 cat <<HDR
 # Path model: every policy against a clairvoyant placement
 
-From the KUnit suite nvme-latency-model (drivers/nvme/host/mpath-latency-test.c),
+From the KUnit suite nvme-latency-model (drivers/nvme/host/mpath-latency-model.c),
 run at boot of the test kernel: a discrete-event simulation on a simulated
-clock that drives the real blk-clat estimator and the real latency decision.
+clock that drives the real blk-clat estimator and the real pricing of the latency iopolicy.
 Paths are a round trip in front of a FIFO bottleneck (servers x service time,
 jittered uniformly 0.5-1.5x); see the test file for each scenario.  The
 simulation is deterministic: a second run gives the same numbers.

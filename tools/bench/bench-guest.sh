@@ -18,9 +18,7 @@
 # I/O), for
 # shifting and symmetric .samples (as nvlat_sample_ios), and for shifting
 # .moves ("TIME NEWFASTPATH").
-# Progress lines go to $BENCH_OUT/progress.  BENCH_TRACE=1 (development):
-# runs under latency also record the trace events blk_clat_fold and
-# nvme_lat_select of probes and of picks outside the band, in .trace.
+# Progress lines go to $BENCH_OUT/progress.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source-path=SCRIPTDIR source=../vm/lib.sh
@@ -316,32 +314,12 @@ scen_runtime() {
 	fi
 }
 
-# trace_on / trace_off FILE: BENCH_TRACE's events, into FILE
-tr=/sys/kernel/tracing
-trace_ev="$tr/events/blk_clat/blk_clat_fold $tr/events/nvme/nvme_lat_select"
-trace_on() {
-	local e
-	[ -e "$tr/events" ] || mount -t tracefs tracefs "$tr"
-	echo 2048 > "$tr/buffer_size_kb"
-	echo > "$tr/trace"
-	# not the band's picks (rule 1, NVME_LAT_RULE_BAND): one per I/O
-	echo 'rule != 1' > "$tr/events/nvme/nvme_lat_select/filter"
-	for e in $trace_ev; do echo 1 > "$e/enable"; done
-}
-trace_off() {
-	local e
-	for e in $trace_ev; do echo 0 > "$e/enable"; done
-	grep -v '^#' "$tr/trace" > "$1"
-}
-
 run_one() { # run_one SCEN ROUND POLICY
-	local base=$out/$1/r$2-$3 fio t0 rc=0 runtime trace=''
+	local base=$out/$1/r$2-$3 fio t0 rc=0 runtime
 	runtime=$(scen_runtime "$1")
 	# a second bench call into the same --out runs a scenario again
 	rm -f "$base".*
 	policy_on "$3" || fail "$1: cannot select $3"
-	[ -z "${BENCH_TRACE:-}" ] || [ "$3" != latency ] || trace=1
-	[ -z "$trace" ] || trace_on
 	snap > "$base.stat"
 	bench_fio "$base.json" "$runtime" &
 	fio=$!
@@ -366,7 +344,6 @@ run_one() { # run_one SCEN ROUND POLICY
 		win >> "$base.win" ;;
 	esac
 	wait "$fio" || rc=1
-	[ -z "$trace" ] || trace_off "$base.trace"
 	snap >> "$base.stat"
 	policy_off "$3" || fail "$1: cannot leave $3"
 	# shifting ends as it started: the delay on path 2 (and path 2 inaccessible

@@ -138,14 +138,11 @@ echo "$cmdline" >> "$out/command"
 } > "$out/source"
 
 # guest RUNDIR KERNEL TIMEOUT [RUN.SH OPTION...] [VAR=VALUE...]: one boot
-# running bench-guest.sh with these settings (run.sh -e; the host's
-# BENCH_TRACE goes along as well: the latency runs record the folds and the
-# non-band decisions in .trace).
+# running bench-guest.sh with these settings (run.sh -e).
 guest() {
 	local rd=$1 k=$2 tmo=$3 rc=0 fpid v
 	local envs=(-e BENCH_ROUNDS="$rounds" -e BENCH_RUNTIME="$runtime" -e BENCH_SHIFT="$shift_s" -e BENCH_MOVES="$moves")
 	[ -z "$iodepth" ] || envs+=(-e BENCH_IODEPTH="$iodepth")
-	[ -z "${BENCH_TRACE:-}" ] || envs+=(-e BENCH_TRACE="$BENCH_TRACE")
 	shift 3
 	while [ $# -gt 0 ] && [ "${1#-}" != "$1" ]; do
 		envs+=("$1")

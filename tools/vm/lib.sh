@@ -640,13 +640,52 @@ nvlat_clat_dir() {
 nvlat_clat_attached() { [ -e "$(nvlat_clat_dir "$1")/estimates" ]; }
 
 # nvlat_clat_est_ns ID [read|write] [4k|16k|64k|256k|large]: the freshest
-# estimate in ns of that direction and size class (of any node); fails
-# while there is none.
+# estimate in ns of that direction and size class (of any node; the lowest
+# age, the first node on a tie); fails while there is none.  debugfs
+# estimates has a line per node, direction and size class:
+# "NODE read|write CLASS LAT_NS AGE", LAT_NS 0 without an estimate, AGE in
+# windows (50 ms) since the estimate last had samples (0: fresh).
 nvlat_clat_est_ns() {
 	awk -v dir="${2:-read}" -v cls="${3:-4k}" '
-		$2 == dir && $3 == cls && $4 > 0 && (best == "" || $8 < age) { best = $4; age = $8 }
+		$2 == dir && $3 == cls && $4 > 0 && (best == "" || $5 < age) { best = $4; age = $5 }
 		END { if (best == "") exit 1; print best }' "$(nvlat_clat_dir "$1")/estimates"
 }
+
+# nvlat_lat_file ID: the latency file of the path through port ID, which
+# under the latency iopolicy has a line per online node
+#   node<N> read <us|-> write <us|-> inflight <n> <fresh|stale|silent|none>
+# (the estimate of the smallest size class that has one, the namespace's
+# requests in flight on the path, the path's state for 4 KiB reads of the
+# node, "none" without an estimator) and is empty under the other policies.
+nvlat_lat_file() {
+	local d
+	d=$(nvlat_path_disk "$1") || return
+	echo "/sys/block/$d/latency"
+}
+
+# nvlat_lat_field ID read|write|inflight|state [NODE]: that field of node
+# NODE's line (default 0) of the path's latency file; fails without such a
+# line (under another iopolicy, or a node that is not online).
+nvlat_lat_field() {
+	local f
+	f=$(nvlat_lat_file "$1") || return
+	awk -v node="node${3:-0}" -v f="$2" '
+		$1 == node && NF == 8 {
+			if (f == "read") v = $3
+			else if (f == "write") v = $5
+			else if (f == "inflight") v = $7
+			else if (f == "state") v = $8
+			else exit
+			print v
+			found = 1
+			exit
+		}
+		END { exit !found }' "$f"
+}
+
+# nvlat_lat_inflight ID: the namespace's requests in flight on the path
+# through port ID, as the latency iopolicy counts them (under latency only).
+nvlat_lat_inflight() { nvlat_lat_field "$1" inflight; }
 
 # nvlat_stat_disks: set NVLAT_DISKS to the path disks in port order.
 nvlat_stat_disks() {

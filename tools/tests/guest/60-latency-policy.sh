@@ -4,21 +4,25 @@
 # nvme_core.iopolicy module parameter, near-misses refused with the policy
 # unchanged; switching to latency attaches the estimator (rqos/clat) to
 # every path, a path connected later gets one too, switching away removes
-# them.  Under latency each path shows latency_queue_depth (the
-# namespace's requests on it), latency_read_us and latency_write_us (an
-# estimate or "-" per online node) and latency_probes; they are empty
-# under the other policies, and queue_depth counts under queue-depth only,
-# as upstream.
-DESCRIPTION="latency is selectable, attaches the estimator and shows per-path attributes"
+# them.  Under latency each path's latency file has one line per online
+# node, "node<N> read <us|-> write <us|-> inflight <n> <state>": after 1 s
+# of reads from CPU 0 node 0 has a read estimate on both paths, its state
+# is fresh on the path that carried most of them, and the in-flight count
+# is 0 on every line once idle.  The read estimate of a path follows a
+# delay added to it (+5 ms each way: up by 5000 us or more, above the
+# other path's).  The file is empty under round-robin, and queue_depth
+# counts under queue-depth only, as upstream.
+DESCRIPTION="latency is selectable, attaches the estimator and shows it in the per-path latency file"
 QUICK=1
 set -u
 # shellcheck source-path=SCRIPTDIR source=../../vm/lib.sh
 . "$(dirname "$0")/../../vm/lib.sh"
 
 param=/sys/module/nvme_core/parameters/iopolicy
-tap_plan 20
+tap_plan 24
 nvlat_setup tcp tcp || tap_bail "setup failed"
 trap 'printf numa > $param; nvlat_teardown' EXIT
+tmp=$(nvlat_tmpdir policy)
 
 # module parameter
 old=$(cat "$param")
@@ -42,25 +46,69 @@ tap_is "$(nvlat_iopolicy_get)" latency "iopolicy reads back latency"
 tap_ok "estimator attached to path 1" nvlat_wait 5 nvlat_clat_attached 1
 tap_ok "estimator attached to path 2" nvlat_wait 5 nvlat_clat_attached 2
 p1=/sys/block/$(nvlat_path_disk 1)
-tap_ok "latency_queue_depth counts under latency" grep -qx '[0-9][0-9]*' "$p1/latency_queue_depth"
+tap_ok "the latency file counts requests in flight under latency" \
+	eval 'nvlat_lat_inflight 1 | grep -qx "[0-9][0-9]*"'
 tap_is "$(cat "$p1/queue_depth")" "" "queue_depth is empty under latency"
-nvlat_fio "$(nvlat_tmpdir policy)/f.json" --filename="/dev/$NVLAT_HEAD" --rw=randread \
+
+# the online nodes, e.g. "0 1"
+online=$(awk -F, '{ for (i = 1; i <= NF; i++) { n = split($i, r, "-")
+		for (j = r[1] + 0; j <= r[n] + 0; j++) s = s (s == "" ? "" : " ") j }
+	print s }' /sys/devices/system/node/online)
+# lat_ok ID: the latency file of path ID has a line per online node, in
+# order, "node<N> read <us|-> write <us|-> inflight <n> <state>", with the
+# same in-flight count on every line
+lat_ok() {
+	local f
+	f=$(nvlat_lat_file "$1") || return
+	awk -v want="$online" '
+		!/^node[0-9]+ read ([0-9]+|-) write ([0-9]+|-) inflight [0-9]+ (fresh|stale|silent|none)$/ { bad = 1 }
+		NR > 1 && $7 != inflight { bad = 1 }
+		{ inflight = $7; nodes = nodes (NR > 1 ? " " : "") substr($1, 5) }
+		END { exit bad || nodes != want }' "$f"
+}
+# idle ID: every line of the latency file of path ID counts 0 in flight
+idle() {
+	awk '$6 != "inflight" || $7 != 0 { bad = 1 } END { exit bad || !NR }' \
+		"$(nvlat_lat_file "$1")"
+}
+a=$(nvlat_ios_snapshot)
+nvlat_fio "$tmp/f.json" --filename="/dev/$NVLAT_HEAD" --rw=randread \
 	--cpus_allowed=0 --runtime=1
-nodes=$(awk -F, '{ n = 0; for (i = 1; i <= NF; i++) { split($i, r, "-"); n += (r[2] == "" ? 1 : r[2] - r[1] + 1) } print n }' \
-	/sys/devices/system/node/online)
-r=$(cat "$p1/latency_read_us") w=$(cat "$p1/latency_write_us")
-tap_diag "path 1 after 1 s of reads from CPU 0: latency_read_us '$r', latency_write_us '$w', $nodes node(s)"
-# an estimate for node 0 (CPU 0's), a figure or "-" for each other node
-[ "$(wc -w <<< "$r")" = "$nodes" ] && [ "$(wc -w <<< "$w")" = "$nodes" ] &&
-	grep -Eqx '[0-9]+( ([0-9]+|-))*' <<< "$r" && grep -Eqx '(-|[0-9]+)( ([0-9]+|-))*' <<< "$w"
-tap_result $? "latency_read_us and latency_write_us: one figure per node, node 0's an estimate"
-tap_ok "latency_probes counts" grep -qx '[0-9][0-9]*' "$p1/latency_probes"
+b=$(nvlat_ios_snapshot)
+busy=$(nvlat_ios_delta "$a" "$b" | sort -k2,2nr | awk 'NR == 1 { print $1 }')
+for id in 1 2; do
+	tap_diag "path $id latency after 1 s of reads from CPU 0 (online nodes: $online):"
+	sed 's/^/#   /' "$(nvlat_lat_file "$id")"
+done
+lat_ok 1 && lat_ok 2
+tap_result $? "the latency file: one line per online node, in its format, on both paths"
+r1=$(nvlat_lat_field 1 read) r2=$(nvlat_lat_field 2 read)
+grep -qx '[1-9][0-9]*' <<< "$r1" && grep -qx '[1-9][0-9]*' <<< "$r2"
+tap_result $? "node 0 has a read estimate on both paths ($r1 and $r2 us)"
+tap_is "$(nvlat_lat_field "${busy:-1}" state)" fresh \
+	"node 0 is fresh on the path that carried most reads (path $busy)"
+tap_ok "no request in flight on any line once idle" nvlat_wait 5 eval 'idle 1 && idle 2'
 bad=0
 for s in "latencyx" "latenc" " latency x" " "; do
 	nvlat_iopolicy_set "$s" && { tap_diag "accepted '$s'"; bad=1; }
 done
 tap_result "$bad" "iopolicy attribute refuses near-misses of latency"
 tap_is "$(nvlat_iopolicy_get)" latency "iopolicy unchanged after refusals"
+
+# the read estimate follows a delay on path 2 (node 0's, reads from CPU 0)
+nvlat_fio "$tmp/a.json" --filename="/dev/$NVLAT_HEAD" --rw=randread --iodepth=4 \
+	--cpus_allowed=0 --runtime=2
+before=$(nvlat_lat_field 2 read)
+nvlat_netem_set "$(nvlat_tcp_port 2)" delay 5ms
+nvlat_fio "$tmp/b.json" --filename="/dev/$NVLAT_HEAD" --rw=randread --iodepth=4 \
+	--cpus_allowed=0 --runtime=4
+after=$(nvlat_lat_field 2 read) r1=$(nvlat_lat_field 1 read)
+nvlat_netem_del "$(nvlat_tcp_port 2)"
+tap_diag "path 2 node 0 read estimate before '$before' us, with 5 ms more each way '$after' us"
+case "$before$after" in *[!0-9]*|'') false ;; *) [ "$after" -ge $((before + 5000)) ] ;; esac
+tap_result $? "path 2's read estimate rises by 5000 us or more with 10 ms more round trip"
+case "$r1$after" in *[!0-9]*|'') false ;; *) [ "$r1" -lt "$after" ] ;; esac
+tap_result $? "path 1's ($r1 us) stays below path 2's"
 
 # a path that appears while the policy is latency
 nvlat_port_add 3 tcp && nvlat_connect 3 tcp && nvlat_wait 30 nvlat_paths_ready
@@ -71,8 +119,7 @@ gone() { ! nvlat_clat_attached 1 && ! nvlat_clat_attached 2 && ! nvlat_clat_atta
 tap_ok "switching to round-robin detaches every estimator" nvlat_wait 5 gone
 tap_is "$(cat "/sys/block/$(nvlat_path_disk 1)/queue_depth")" "" \
 	"queue_depth is empty under round-robin"
-tap_is "$(cat "$p1"/latency_{queue_depth,read_us,write_us,probes})" "" \
-	"the latency_* files are empty under round-robin"
+tap_is "$(cat "$p1/latency")" "" "the latency file is empty under round-robin"
 nvlat_iopolicy_set latency
 all() { nvlat_clat_attached 1 && nvlat_clat_attached 2 && nvlat_clat_attached 3; }
 tap_ok "switching back attaches them again" nvlat_wait 5 all

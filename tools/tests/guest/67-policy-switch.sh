@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Policy switches under load: numa -> latency -> queue-depth -> round-robin
 # -> latency ... every 1.5 s while fio writes (4-128 KiB) with crc32c
-# verify; no I/O errors, and the in-flight counters (latency_queue_depth)
-# are back to zero once idle.
+# verify; no I/O errors, and the in-flight counts (the inflight field of
+# each path's latency file) are back to zero once idle.
 DESCRIPTION="policy switches every 1.5 s under verified writes"
 QUICK=1
 set -u
@@ -39,8 +39,7 @@ tap_result $? "fio randrw with verify exited 0 across the switches"
 tap_is "$(nvlat_fio_get "$tmp/sw.json" .error)" 0 "fio reports no I/O error"
 nvlat_iopolicy_set latency
 zero() {
-	[ "$(cat "/sys/block/$(nvlat_path_disk 1)/latency_queue_depth")" = 0 ] &&
-	[ "$(cat "/sys/block/$(nvlat_path_disk 2)/latency_queue_depth")" = 0 ]
+	[ "$(nvlat_lat_inflight 1)" = 0 ] && [ "$(nvlat_lat_inflight 2)" = 0 ]
 }
 tap_ok "in-flight counters are zero when idle" nvlat_wait 5 zero
 tap_ok "estimators attached after the last switch" nvlat_wait 5 nvlat_clat_attached 2

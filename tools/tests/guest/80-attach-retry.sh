@@ -2,11 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 # An estimator attach that fails is visible and retried.  failslab fails one
 # allocation made from blk_clat_attach() (stack-trace filter on its address
-# range) while the subsystem switches to latency: one path's
-# latency_estimator must read "failed", the retry (1 s later) must attach
-# it, and the policy must then read and probe both paths.  Needs a kernel
-# with FAILSLAB and FAULT_INJECTION_STACKTRACE_FILTER: make test-fault runs
-# it on the fault-injection kernel (tools/test-fault.sh); elsewhere it skips.
+# range) while the subsystem switches to latency: the kernel must warn
+# "latency estimator not attached, retrying" on the head, and until the
+# retry (1 s later) the path without an estimator must show state "none"
+# on every line of its latency file while the other path has its
+# estimator; the retry must attach it, and I/O must then give both paths
+# an estimate.  Needs a kernel with FAILSLAB and
+# FAULT_INJECTION_STACKTRACE_FILTER: make test-fault runs it on the
+# fault-injection kernel (tools/test-fault.sh); elsewhere it skips.
 DESCRIPTION="a failed estimator attach is shown and retried (fault kernel)"
 QUICK=1
 set -u
@@ -19,7 +22,7 @@ if [ ! -e "$fs/require-start" ]; then
 	tap_diag "SKIP: no failslab stack-trace filter in this kernel (tools/test-fault.sh has one)"
 	exit 0
 fi
-tap_plan 6
+tap_plan 7
 nvlat_setup loop tcp || tap_bail "setup failed"
 failslab_off() { echo 0 > "$fs/probability"; echo 0 > "$fs/times"; }
 trap 'failslab_off; nvlat_teardown' EXIT
@@ -44,30 +47,62 @@ if ! { echo "0x$lo" > "$fs/require-start" && echo "0x$hi" > "$fs/require-end" &&
 	tap_bail "cannot arm failslab"
 fi
 
-disks=()
-for id in $(nvlat_path_ids); do disks+=("$(nvlat_path_disk "$id")"); done
+# each path's files, looked up once: states forks nothing
+ids=$(nvlat_path_ids)
+declare -A est lat
+for id in $ids; do
+	est[$id]=$(nvlat_clat_dir "$id")/estimates || tap_bail "no path disk for port $id"
+	lat[$id]=$(nvlat_lat_file "$id") || tap_bail "no path disk for port $id"
+done
+# states: in REPLY, per path "ID:attached" (its debugfs estimates exists),
+# "ID:none" (every line of its latency file says none) or "ID:STATE,..."
+# (the states its latency file shows, one per node)
 states() {
-	local d s
+	local id s t w
 	REPLY=''
-	for d in "${disks[@]}"; do
-		s=$(cat "/sys/block/$d/latency_estimator" 2>/dev/null)
-		REPLY="$REPLY ${s:-none}"
+	for id in $ids; do
+		s=''
+		if [ -e "${est[$id]}" ]; then
+			s=attached
+		else
+			while read -r -a w; do s=$s${s:+,}${w[-1]}; done < "${lat[$id]}"
+			t=",$s,"
+			[ -z "$s" ] || [ "${t//,none/}" != , ] || s=none
+		fi
+		REPLY="$REPLY $id:${s:-empty}"
 	done
 	REPLY=${REPLY# }
 }
-both_attached() { states; [ "$REPLY" = "attached attached" ]; }
+# failed_shown: in REPLY, one path attached and the other none
+re_failed='^[0-9]+:(attached [0-9]+:none|none [0-9]+:attached)$'
+failed_shown() { [[ "$REPLY" =~ $re_failed ]]; }
+re_both='^[0-9]+:attached [0-9]+:attached$'
+both_attached() { states; [[ "$REPLY" =~ $re_both ]]; }
 both_estimated() { nvlat_clat_est_ns 1 > /dev/null && nvlat_clat_est_ns 2 > /dev/null; }
+warning="$NVLAT_HEAD: latency estimator not attached, retrying"
+warned() { dmesg | tail -n +"$((log0 + 1))" | grep -qF "$warning"; }
+log0=$(dmesg | wc -l)
 nvlat_iopolicy_set latency || tap_bail "cannot set latency"
 t0=${EPOCHREALTIME/[.,]/}
-seen_failed=0
+seen='' shown=''
+# One path attached and the other none is a moment of every switch (the
+# second attach under way); after the warning it lasts until the retry,
+# 1 s later: look for the warning only then, and look again.
 for ((k = 0; k < 100; k++)); do
 	states
-	case " $REPLY " in *" failed "*) seen_failed=1; break ;; esac
-	[ "$REPLY" != "attached attached" ] || break
+	if failed_shown && warned; then
+		seen=$(((${EPOCHREALTIME/[.,]/} - t0) / 1000))
+		states
+		! failed_shown || shown=$REPLY
+		break
+	fi
+	both_attached && break
 	nvlat_nap 0.05
 done
-tap_diag "states after the switch: $REPLY"
-tap_is "$seen_failed" 1 "one path's latency_estimator reads failed"
+tap_diag "states after the switch: $REPLY; the warning seen after ${seen:-no} ms"
+tap_ok "the kernel warned \"${warning#*: }\" on $NVLAT_HEAD" [ -n "$seen" ]
+tap_ok "before the retry, one path's latency file showed state none, the other attached" \
+	[ -n "$shown" ]
 tap_is "$(cat "$fs/times")" 0 "failslab failed its one allocation"
 failslab_off
 nvlat_wait 10 both_attached

@@ -13,12 +13,18 @@
 # A third run, under latency, holes the busier path: what it holds waits
 # for keep-alive (keep_alive_tmo 5 s) to fail it over, so the healthy path
 # may stand still, but for no more than two keep-alive periods and a
-# second.  A fourth run, under latency, holes the idle path and 1 s later
-# makes the healthy path's estimator start over (debugfs reset), as a path
+# second.  A fourth run, under latency, switches the iopolicy to
+# queue-depth and back to latency just before it holes the idle path, so
+# that both estimators are attached again without estimates, as a path
 # connected again has none: the healthy path must carry the I/O in every
 # second of the hole, not only its probes (the hole, priced at its silence,
-# must not keep a path without an estimate out).  The per-second
-# completions go to the TAP diagnostics.
+# must not keep a path without an estimate out).  The switch comes before
+# the hole, not in it: detaching and attaching an estimator freeze the path
+# queue, which waits for the requests held in the hole until keep-alive
+# fails them over, and queue-depth, which does not count the requests
+# started under latency, would meanwhile send I/O into the hole and block
+# fio on that frozen queue.  The per-second completions go to the TAP
+# diagnostics.
 DESCRIPTION="a black-holed path does not swallow the queue under latency"
 set -u
 # shellcheck source-path=SCRIPTDIR source=../../vm/lib.sh
@@ -47,10 +53,37 @@ pick() {
 	fi
 }
 
+# renew OUT: switch to queue-depth until neither path has its estimator,
+# then back to latency until both have one again, each for at most 5 s;
+# how long each took and the nonzero estimates found at the re-attach go
+# to OUT.renew.  No subprocess: the sampler keeps time.
+renew() {
+	local out=$1 t0=${EPOCHREALTIME/[.,]/} t1 k n=0 l v
+	printf queue-depth > "$pol" || return
+	for ((k = 0; k < 100; k++)); do
+		[ -e "${clat[0]}" ] || [ -e "${clat[1]}" ] || break
+		nvlat_nap 0.05
+	done
+	[ "$k" -lt 100 ] || return
+	t1=${EPOCHREALTIME/[.,]/}
+	printf latency > "$pol" || return
+	for ((k = 0; k < 100; k++)); do
+		[ ! -e "${clat[0]}" ] || [ ! -e "${clat[1]}" ] || break
+		nvlat_nap 0.05
+	done
+	[ "$k" -lt 100 ] || return
+	for l in 0 1; do
+		while read -r _ _ _ v _; do [ "$v" = 0 ] || n=$((n + 1)); done < "${clat[l]}"
+	done
+	echo "detached in $(((t1 - t0) / 1000)) ms, attached again in" \
+		"$(((${EPOCHREALTIME/[.,]/} - t1) / 1000)) ms with $n estimates" > "$out.renew"
+}
+
 # sample OUT WHICH [renew]: every 0.5 s "TIME DONE_1 DONE_2 INFLIGHT_1
 # INFLIGHT_2" (requests ended and in flight per path disk) until fio ends;
 # holes the path that pick WHICH names over the second before $hole_from,
-# into OUT.hole; with renew, resets the other path's estimator 1 s later
+# into OUT.hole; with renew, has both estimators attached again (renew)
+# between the pick and the hole
 sample() {
 	local out=$1 which=$2 renew=${3:-} t0=${EPOCHREALTIME/[.,]/} now line d a e f fd s hole=''
 	local prev=() # the samples of the last second
@@ -72,12 +105,10 @@ sample() {
 		if [ "$s" -ge "$hole_from" ] && [ -z "$hole" ]; then
 			hole=$(pick "$which" "${prev[0]}" "$line")
 			echo "$hole" > "$out.hole"
-			nvlat_netem_set "$(nvlat_tcp_port "$hole")" loss 100% || hole=x
-		fi
-		if [ -n "$renew" ] && [ "$s" -ge $((hole_from + 1)) ] && [ -n "$hole" ]; then
+			[ -z "$renew" ] || renew "$out" || hole=x
 			[ "$hole" = x ] ||
-				printf 1 > "$(nvlat_clat_dir $((3 - hole)))/reset" || hole=x
-			renew=
+				nvlat_netem_set "$(nvlat_tcp_port "$hole")" loss 100% || hole=x
+			[ "$hole" != x ] || echo x > "$out.hole"
 		fi
 		if [ "$s" -ge "$hole_to" ] && [ -n "$hole" ] && [ "$hole" != x ]; then
 			nvlat_netem_set "$(nvlat_tcp_port "$hole")" delay 0us
@@ -95,6 +126,8 @@ run() {
 	[ "$2" != latency ] || nvlat_wait 10 eval 'nvlat_clat_attached 1 && nvlat_clat_attached 2' ||
 		return
 	nvlat_stat_disks || return
+	pol=$(nvlat_iopolicy_file) || return
+	clat=("$(nvlat_clat_dir 1)/estimates" "$(nvlat_clat_dir 2)/estimates") || return
 	fio --name=hole --filename="/dev/$NVLAT_HEAD" --ioengine=libaio --direct=1 \
 		--rw=randread --bs=4k --iodepth=8 --time_based --runtime="$runtime" \
 		> "$tmp/$1.fio" 2>&1 &
@@ -144,7 +177,7 @@ for r in "queue-depth queue-depth idle" "latency latency idle" "latency-busy lat
 	# shellcheck disable=SC2086 # word splitting intended
 	set -- $r
 	run "$@"
-	tap_result $? "fio through a black hole on the path with $3 requests, under $2${4:+, the other path estimator reset}"
+	tap_result $? "fio through a black hole on the path with $3 requests, under $2${4:+, both estimators attached again before it}"
 	h=$(cat "$tmp/$1.hole" 2> /dev/null) || h=2
 	[ "$h" = 1 ] || h=2
 	holed[$1]=$h
@@ -172,9 +205,9 @@ tap_result $? "latency, hole on the busier path: the other path stands still at 
 nvlat_cmp "$n" '<=' 3
 tap_result $? "latency, hole on the busier path: at most 3 I/Os sent into it after keep-alive ($n)"
 s=$(stall "$tmp/latency-renew" "${holed[latency-renew]}")
-tap_diag "hole on the idle path, the other's estimator reset 1 s into it: longest stall of the other ${s} s"
+tap_diag "hole on the idle path, both estimators attached again just before it ($(cat "$tmp/latency-renew.renew" 2> /dev/null)): longest stall of the other ${s} s"
 nvlat_cmp "$s" '<=' 1.0
-tap_result $? "latency, estimator of the healthy path reset in the hole: it ends I/O in every second (${s} s)"
+tap_result $? "latency, the hole and the healthy path without estimates: it ends I/O in every second (${s} s)"
 tap_ok "teardown" nvlat_teardown
 trap - EXIT
 tap_done

@@ -9,11 +9,10 @@
 # head of namespace 1, the schedule applies one operation every 0.1-1.2 s:
 # iopolicy switches, tcp port unlink/relink, deleting and reconnecting the
 # loop controller, ANA state changes, controller resets, netem delay
-# changes, black-holing a tcp path (netem loss 100%) for 2-6 s,
-# writes of the estimator tunables and of the subsystem's latency_window_us
-# and latency_band_pct (in range and junk), and disabling and enabling
-# namespace 2 (read in a loop by dd).  A background reader keeps
-# reading the estimator files of every path, including ones being removed.
+# changes, black-holing a tcp path (netem loss 100%) for 2-6 s, and
+# disabling and enabling namespace 2 (read in a loop by dd).  A background
+# reader keeps reading the estimator's debugfs files and the latency file
+# of every path, including ones being removed.
 # An operation that can make a path unusable is only applied while another
 # path stays usable (a reset that finds a single usable path brings one
 # back instead), so the required outcome is: no I/O error, verify
@@ -124,10 +123,9 @@ oplog() {
 }
 opfail() { oplog "FAILED: $*"; failures=$((failures + 1)); }
 
-# op_policy [NAME]: switch to NAME or a random policy
+# op_policy: switch to a random policy
 op_policy() {
-	REPLY=${1:-}
-	[ -n "$REPLY" ] || pick latency latency numa round-robin queue-depth
+	pick latency latency numa round-robin queue-depth
 	oplog "iopolicy $REPLY"
 	printf '%s' "$REPLY" > "/sys/class/nvme-subsystem/$NVLAT_SUBSYS/iopolicy" ||
 		opfail "iopolicy $REPLY refused"
@@ -305,41 +303,6 @@ holes_expire() {
 		[ -z "${hole[$id]}" ] || [ "${EPOCHREALTIME/[.,]/}" -lt "${hole[$id]}" ] || hole_end "$id"
 	done
 }
-op_tunable() {
-	local id dir f v zero
-	pick 1 2 3
-	id=$REPLY
-	[ -z "${gone[$id]}" ] || return 1
-	nvlat_read "/sys/class/nvme-subsystem/$NVLAT_SUBSYS/iopolicy"
-	# no estimators under the other policies: switch first
-	[ "$REPLY" = latency ] || { count[policy]=$((${count[policy]:-0} + 1)); op_policy latency; return 1; }
-	dir=$(nvlat_clat_dir "$id") && [ -d "$dir" ] || return 1
-	# the estimator's debugfs files, or the subsystem's settings
-	pick win_nsec ewma_weight min_samples stale_windows reset latency_window_us latency_band_pct
-	f=$REPLY zero=0
-	case "$f" in latency_*) dir=/sys/class/nvme-subsystem/$NVLAT_SUBSYS ;; esac
-	case "$f" in
-	win_nsec) v=$(( (10 + RANDOM % 190) * 1000000 )) ;;
-	ewma_weight) v=$(( 1 + RANDOM % 1024 )) ;;
-	min_samples) v=$(( 1 + RANDOM % 32 )) ;;
-	stale_windows) v=$(( 1 + RANDOM % 12 )) ;;
-	reset) v=1 ;;
-	latency_window_us) v=$(( (10 + RANDOM % 190) * 1000 )) ;;
-	latency_band_pct) v=$(( RANDOM % 401 )) zero= ;;
-	esac
-	if [ $((RANDOM % 4)) = 0 ]; then
-		# shellcheck disable=SC2086 # no 0 among the junk where 0 is valid
-		pick $zero -1 abc 18446744073709551616 " "
-		v=$REPLY
-		oplog "tunable port $id $f '$v' (junk)"
-		# the path may go away meanwhile: only an accepted write is wrong
-		! (printf '%s' "$v" > "$dir/$f") 2>/dev/null || opfail "$f took '$v'"
-	else
-		oplog "tunable port $id $f $v"
-		(printf '%s' "$v" > "$dir/$f") 2>/dev/null || [ ! -d "$dir" ] ||
-			opfail "$f refused $v"
-	fi
-}
 ns2_enable() {
 	local e=$sub/namespaces/2/enable
 	nvlat_read "$e"
@@ -374,10 +337,12 @@ fio=$!
 	done
 ) &
 pids+=($!)
-# the estimator files of every path, including ones going away
+# the estimator files and the latency file of every path, including ones
+# going away
 (
 	while [ ! -e "$stop" ]; do
-		cat /sys/kernel/debug/block/nvme*c*n*/rqos/clat/* > /dev/null 2>&1
+		cat /sys/kernel/debug/block/nvme*c*n*/rqos/clat/* \
+			/sys/block/nvme*c*n*/latency > /dev/null 2>&1
 		sleep 0.3
 	done
 ) &
@@ -401,7 +366,7 @@ hole_on=$tmp/hole-on
 pids+=($!)
 
 sleep 1
-kinds=(policy link loop ana reset netem blackhole tunable ns2)
+kinds=(policy link loop ana reset netem blackhole ns2)
 end=$(( ${EPOCHREALTIME/[.,]/} + (secs - 4) * 1000000 ))
 n=0 slowest_us=0 slowest=none
 resets=()
@@ -431,7 +396,6 @@ while kill -0 "$fio" 2> /dev/null; do
 	reset) op_reset "$REPLY" ;;
 	netem) op_netem ;;
 	blackhole) op_blackhole $((2 + REPLY % 2)) ;;
-	tunable) op_tunable ;;
 	ns2) op_ns2 ;;
 	esac || { [ -n "${count[$k]:-}" ] || repair; mark_holes; continue; }
 	mark_holes
@@ -474,10 +438,9 @@ all_usable() { usable 1 && usable 2 && usable 3; }
 tap_ok "all three paths usable again" nvlat_wait 60 all_usable
 tap_ok "namespace 2 has a head again" nvlat_wait 20 eval "nvlat_ns_head 2 > /dev/null"
 idle() {
-	local id d
+	local id
 	for id in 1 2 3; do
-		d=$(nvlat_path_disk "$id") || return 1
-		[ "$(cat "/sys/block/$d/latency_queue_depth")" = 0 ] || return 1
+		[ "$(nvlat_lat_inflight "$id")" = 0 ] || return 1
 	done
 	[ "$(awk '{ print $1 + $2 }' "/sys/block/$NVLAT_HEAD/inflight")" = 0 ]
 }
