@@ -12,7 +12,7 @@ T := tools
 
 .PHONY: help deps tree apply reset-tree export check-sync kernel kernel-base profile scale test-fault \
 	kunit test test-placement test-debug torture demo bench bench-quick bench-switch check check-selftest \
-	quilt-check maintainers send-dry-run send clean
+	quilt-check send-dry-run send clean
 
 help:
 	@sed -n 's/^## //p' $(firstword $(MAKEFILE_LIST))
@@ -92,7 +92,7 @@ bench-quick: kernel
 bench-switch: kernel
 	@$(T)/bench/switch.sh
 
-## make scale       estimator footprint and timer cost: 16 possible CPUs, 4 nodes, 128 paths
+## make scale       estimator footprint: 16 possible CPUs, 4 nodes, 128 paths
 scale: tree
 	@$(T)/scale.sh
 
@@ -112,10 +112,6 @@ check-selftest: tree
 ## make quilt-check the series pushes with quilt on a plain 7.3 tree
 quilt-check: tree
 	@$(T)/check.sh quilt
-
-## make maintainers apply MAINTAINERS.snippet to the work tree (prints where)
-maintainers: tree
-	@$(T)/maintainers.sh
 
 ## make send-dry-run  git send-email --dry-run of the series, as you would send it
 send-dry-run: tree
