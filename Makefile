@@ -33,7 +33,7 @@ apply:
 reset-tree:
 	@$(T)/tree.sh reset
 
-## make export      regenerate patches/, series, block/ from the work tree
+## make export      regenerate patches/, series, block/, tools/model/ from the work tree
 export:
 	@$(T)/export.sh export
 

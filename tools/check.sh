@@ -92,7 +92,7 @@ touched() {
 
 check_checkpatch() {
 	local p name types rc out
-	for p in $(series_patches); do
+	for p in $(series_patches) $(test_patches); do
 		name=${p##*/}
 		types=$(awk -v f="$name" '!/^#/ && NF >= 2 {
 			pat = $1; gsub(/\./, "\\.", pat); gsub(/\*/, ".*", pat)

@@ -68,12 +68,30 @@ PLACEMENT_BOOT=(-d -c 1 -a kunit.enable=0 -e "NVLAT_TEST_TIMEOUT=${NVLAT_TEST_TI
 # shellcheck disable=SC2034 # the placement boot's timeout in s
 PLACEMENT_TIMEOUT=${NVLAT_PLACEMENT_TIMEOUT:-3600}
 
+# series_patches: the posted series, in quilt order
 series_patches() {
 	local p
 	while read -r p; do
 		case "$p" in ''|'#'*) continue ;; esac
 		printf '%s/patches/%s\n' "$TOP" "$p"
 	done < "$TOP/series"
+}
+
+# test_patches: the test-only patches the work tree carries on top of the
+# series (the KUnit path model, tools/model/): make check, make test and
+# make kunit build and run them; they are never posted
+test_patches() {
+	local p
+	for p in "$TOP"/tools/model/[0-9]*.patch; do
+		[ -e "$p" ] && printf '%s\n' "$p"
+	done
+	return 0
+}
+
+# tree_patches: what the work tree carries: the series, then test_patches
+tree_patches() {
+	series_patches
+	test_patches
 }
 
 # mirror_uri: the Debian mirror apt is configured with (not the security one)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # make export: regenerate patches/, series and the copies of the files the
-# series adds (block/, include/, drivers/) from the work tree's commits.
+# series adds (block/, include/, drivers/) from the work tree's commits, and
+# tools/model/ from its test-only top commits (the path model).
 # make check-sync: fail when patches/, series and those copies disagree
 # (and, if the work tree exists, when its commits differ from patches/).
 set -eu
@@ -49,10 +50,16 @@ export_series() {
 	tree_clean "$TREE" || die "$TREE has uncommitted changes: commit them first"
 	[ "$(git -C "$TREE" rev-list --count "$BASE_TAG..HEAD")" -gt 0 ] ||
 		die "$TREE has no commits on $BASE_TAG"
+	# the top commits are the test-only patches, as many as tools/model/ has
+	ntest=$(test_patches | wc -l)
+	top=HEAD~$ntest
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
 	git -C "$TREE" format-patch -q -o "$tmp" --cover-letter --zero-commit \
-		--no-signature --no-base "$BASE_TAG..HEAD"
+		--no-signature --no-base "$BASE_TAG..$top"
+	mkdir -p "$tmp/model"
+	git -C "$TREE" format-patch -q -o "$tmp/model" --zero-commit \
+		--no-signature --no-base "$top..HEAD"
 	# the cover letter: subject and blurb from tools/cover-letter.txt, date
 	# of the last patch, so that nothing changes from one export to the next
 	out="$tmp/0000-cover-letter.patch"
@@ -77,19 +84,23 @@ text = text.replace('*** BLURB HERE ***', blurb)
 text = re.sub(r'^Date: .*$', 'Date: ' + date, text, count=1, flags=re.M)
 open(path, 'w').write(text)
 PY
-	rm -f "$TOP"/patches/*.patch
-	mkdir -p "$TOP/patches"
+	rm -f "$TOP"/patches/*.patch "$TOP"/tools/model/*.patch "$TOP"/tools/model/*.c
+	mkdir -p "$TOP/patches" "$TOP/tools/model"
 	cp "$tmp"/*.patch "$TOP/patches/"
+	cp "$tmp"/model/*.patch "$TOP/tools/model/" 2> /dev/null || true
 	list_patches > "$TOP/series"
 	readme_patches > "$tmp/README" && mv "$tmp/README" "$TOP/README"
-	# copies of the added files, in kernel-tree paths
-	git -C "$TREE" diff --name-only --diff-filter=A "$BASE_TAG..HEAD" > "$tmp/added"
+	# copies of the added files, in kernel-tree paths; the test-only
+	# patches' .c files in tools/model/
+	git -C "$TREE" diff --name-only --diff-filter=A "$BASE_TAG..$top" > "$tmp/added"
 	rm -rf "$TOP/block" "$TOP/drivers" "$TOP/include"
 	while read -r f; do
 		mkdir -p "$TOP/$(dirname "$f")"
-		cp "$TREE/$f" "$TOP/$f"
+		git -C "$TREE" show "$top:$f" > "$TOP/$f"
 	done < "$tmp/added"
-	step "exported $(wc -l < "$TOP/series") patches and $(wc -l < "$tmp/added") added files"
+	git -C "$TREE" diff --name-only --diff-filter=A "$top..HEAD" -- '*.c' |
+		while read -r f; do cp "$TREE/$f" "$TOP/tools/model/"; done
+	step "exported $(wc -l < "$TOP/series") patches, $ntest test-only, and $(wc -l < "$tmp/added") added files"
 }
 
 check_sync() {
@@ -124,12 +135,21 @@ check_sync() {
 	for f in $(cd "$TOP" && find block drivers include -type f 2>/dev/null); do
 		grep -qxF "$f" "$tmp/added" || { echo "$f is not added by the series"; bad=1; }
 	done
-	# the work tree, if there is one, holds what patches/ holds
+	# the test-only patches' .c files in tools/model/, after the series
+	mapfile -t p < <(test_patches)
+	for f in "${p[@]}"; do
+		git -C "$tmp" apply --include='*.c' "$f" || { echo "cannot replay $f"; bad=1; }
+	done
+	for f in $(cd "$tmp" && git ls-files -o --exclude-standard -- '*.c' | grep -vxF -f "$tmp/added"); do
+		cmp -s "$tmp/$f" "$TOP/tools/model/${f##*/}" ||
+			{ echo "tools/model/${f##*/} differs from what the test-only patches add (run make export)"; bad=1; }
+	done
+	# the work tree, if there is one, holds what patches/ and tools/model/ hold
 	if [ -d "$TREE/.git" ] && git -C "$TREE" rev-parse -q --verify "$BASE_TAG" > /dev/null &&
 		[ "$(git -C "$TREE" rev-list --count "$BASE_TAG..HEAD")" -gt 0 ]; then
 		a=$(git -C "$TREE" log --reverse -p "$BASE_TAG..HEAD" | git patch-id --stable | cut -d' ' -f1)
-		b=$(series_patches | xargs -r cat | git patch-id --stable | cut -d' ' -f1)
-		[ "$a" = "$b" ] || { echo "$TREE has commits that are not in patches/ (run make export)"; bad=1; }
+		b=$(tree_patches | xargs -r cat | git patch-id --stable | cut -d' ' -f1)
+		[ "$a" = "$b" ] || { echo "$TREE has commits that are not in patches/ or tools/model/ (run make export)"; bad=1; }
 	fi
 	[ "$bad" = 0 ] || die "patches/, series and the copies are out of sync"
 	step "check-sync: patches/, series and the added files agree"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# make test: every test of the project, in order; TAP on stdout and a last
-# line "N passed, N failed".  Exit status 0 only if nothing failed.
+# make test: every test of the project, in order; TAP on stdout (the plan
+# last) and a last line "N passed, N failed".  Exit status 0 only if nothing failed.
 #
 #   1. check-sync         patches/, series and block/ copies agree
 #   2. tree               the series applies to the 7.3 base with git am
@@ -48,7 +48,7 @@ stage() { # stage NAME CMD...: run CMD with its output in a log
 echo "TAP version 13"
 "$TOP/tools/deps.sh" || exit 1
 stage check-sync "$TOP/tools/export.sh" check
-stage tree "$TOP/tools/tree.sh" tree || { echo "$passed passed, $failed failed"; exit 1; }
+stage tree "$TOP/tools/tree.sh" tree || { echo "1..$n"; echo "$passed passed, $failed failed"; exit 1; }
 # after the tree: its stand-ins come from the tree's base
 stage fresh-home "$TOP/tools/fresh-home.sh"
 kernel_ok=0
@@ -99,6 +99,13 @@ guest_tests() {
 	echo "# $1: $gsum"
 }
 
+# NVLAT_BUILD_DEBUG=1 (.ci/run): build make test-debug's kernel here, while
+# the placement boot, which host load does not move, runs on its own
+if [ -n "${NVLAT_BUILD_DEBUG:-}" ]; then
+	stage kernel-debug "$TOP/tools/kernel.sh" "$CACHE/build-debug" \
+		"$TOP/tools/vm/debug.config" || true
+fi
+
 if [ "$kernel_ok" = 0 ]; then
 	# the real-time boot alone: its tests judge times that load moves
 	wait "$ppid"
@@ -124,5 +131,8 @@ if [ "$kernel_ok" = 0 ]; then
 	guest_tests "placement tests (instruction clock)" "$prundir" "$LOGS/guest-placement-host.log"
 fi
 
+# TAP's plan of the top-level results, then the count of every result
+# (make check's, the guests' and KUnit's, indented above, included)
+echo "1..$n"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

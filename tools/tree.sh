@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # make tree: build (once) a git tree of Debian's linux-source-7.3 in the
-# cache, tag the pristine base, and apply the series with git am.
-# make apply KSRC=DIR: apply the series to any clean kernel git tree.
+# cache, tag the pristine base, and apply the series with git am, then the
+# test-only path model (tools/model/), which the tests need.
+# make apply KSRC=DIR: the same on any clean kernel git tree (drop the top
+# commit, the model, for the series alone).
 set -eu
 # shellcheck source=common.sh
 . "$(dirname "$0")/common.sh"
@@ -66,12 +68,13 @@ OWN_IDENT=(-c "user.name=nvme-latency work tree" -c "user.email=nvme-latency@loc
 # has_ident DIR: git can name a committer in DIR
 has_ident() { git -C "$1" var GIT_COMMITTER_IDENT > /dev/null 2>&1; }
 
-# apply_series DIR [own]: git am the series on DIR's HEAD; on failure, abort
+# apply_series DIR [own]: git am the series and the test-only path model
+# (tools/model/) on DIR's HEAD; on failure, abort
 # and leave DIR as it was.  With "own" (the cache's tree), commit as
 # OWN_IDENT when git has no identity.
 apply_series() {
 	local dir=$1 head ident=()
-	mapfile -t p < <(series_patches)
+	mapfile -t p < <(tree_patches)
 	[ "${#p[@]}" -gt 0 ] || { step "series is empty"; return 0; }
 	if ! has_ident "$dir"; then
 		[ "${2:-}" = own ] ||
@@ -87,11 +90,12 @@ apply_series() {
 	step "applied ${#p[@]} patches on $(git -C "$dir" describe --always "$head")"
 }
 
-# series_matches DIR: the commits base..HEAD are the series (by patch-id).
+# series_matches DIR: the commits base..HEAD are the series and the
+# test-only patches (by patch-id).
 series_matches() {
 	local dir=$1 a b
 	a=$(git -C "$dir" log --reverse -p "$BASE_TAG..HEAD" | git patch-id --stable | cut -d' ' -f1)
-	b=$(series_patches | xargs -r cat | git patch-id --stable | cut -d' ' -f1)
+	b=$(tree_patches | xargs -r cat | git patch-id --stable | cut -d' ' -f1)
 	[ "$a" = "$b" ]
 }
 

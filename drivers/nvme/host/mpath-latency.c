@@ -116,11 +116,9 @@ VISIBLE_IF_KUNIT u64 nvme_lat_price(const struct nvme_lat_band *b,
 }
 EXPORT_SYMBOL_IF_KUNIT(nvme_lat_price);
 
-static u8 nvme_lat_tier(struct nvme_ns *ns)
+static u8 nvme_lat_ana_tier(enum nvme_ana_state state)
 {
-	if (nvme_path_is_disabled(ns))
-		return NVME_LAT_UNUSABLE;
-	switch (ns->ana_state) {
+	switch (state) {
 	case NVME_ANA_OPTIMIZED:
 		return 0;
 	case NVME_ANA_NONOPTIMIZED:
@@ -128,6 +126,13 @@ static u8 nvme_lat_tier(struct nvme_ns *ns)
 	default:
 		return NVME_LAT_UNUSABLE;
 	}
+}
+
+static u8 nvme_lat_tier(struct nvme_ns *ns)
+{
+	if (nvme_path_is_disabled(ns))
+		return NVME_LAT_UNUSABLE;
+	return nvme_lat_ana_tier(ns->ana_state);
 }
 
 /*
@@ -248,8 +253,7 @@ static int nvme_lat_price_head(struct nvme_ns_head *head, unsigned int key,
 				 srcu_read_lock_held(&head->srcu)) {
 		lat = srcu_dereference(ns->lat, &head->srcu);
 		if (lat) {
-			nvme_lat_input(lat, nvme_lat_tier(ns),
-				       atomic_read(&ns->lat_nr_active), key, now,
+			nvme_lat_input(lat, lat->tier, lat->inflight, key, now,
 				       &lat->in);
 			nvme_lat_band_add(&b, &lat->in);
 		}
@@ -295,10 +299,12 @@ static void nvme_lat_timer(struct timer_list *t)
 		lat = srcu_dereference(ns->lat, &head->srcu);
 		if (!lat)
 			continue;
-		busy |= nvme_lat_fold_path(lat, atomic_read(&ns->lat_nr_active),
+		lat->tier = nvme_lat_tier(ns);
+		lat->inflight = atomic_read(&ns->lat_nr_active);
+		busy |= nvme_lat_fold_path(lat, lat->inflight,
 					   max(since / win, 1UL), elapsed_ns,
 					   now);
-		busy |= atomic_read(&ns->lat_nr_active) != 0;
+		busy |= lat->inflight != 0;
 		any = true;
 	}
 	/* from the largest size class down, for the borrowing */
@@ -322,11 +328,14 @@ static void nvme_lat_wake(struct nvme_ns_head *head)
 		mod_timer(&head->lat_timer, jiffies + NVME_LAT_WINDOW);
 }
 
-/* Of the CPUs that find a probe pending, one sends it, if the path is usable. */
+/*
+ * Of the CPUs that find a probe pending, one sends it, if the path's ANA
+ * state is usable (the caller has checked its controller).
+ */
 static bool nvme_lat_claim_probe(struct nvme_ns *ns, struct nvme_lat_slot *s,
 				 u64 price)
 {
-	if (nvme_lat_tier(ns) == NVME_LAT_UNUSABLE ||
+	if (nvme_lat_ana_tier(ns->ana_state) == NVME_LAT_UNUSABLE ||
 	    !try_cmpxchg(&s->price, &price, price & ~NVME_LAT_PROBE))
 		return false;
 	atomic_dec(&ns->head->lat_probes);

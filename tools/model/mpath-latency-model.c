@@ -17,9 +17,10 @@
  * places it, by nvme_lat_cost() of the published prices.  The same model runs
  * numa, round-robin and queue-depth, written as the same kind of function,
  * the weighted rule of the "latency" iopolicy posted in May 2026 (written
- * here from its published description, see model_weighted()), and a
- * clairvoyant placement that knows every queue and sends each I/O where it
- * completes first: the oracle.
+ * here from its published description, see model_weighted()), the
+ * service-time iopolicy posted in June 2026 (likewise, see
+ * model_service_time()), and a clairvoyant placement that knows every queue
+ * and sends each I/O where it completes first: the oracle.
  *
  * Time scales are those of real hardware: tens of microseconds on a local
  * path, hundreds on a remote one, 10^5 to 10^6 IOPS.
@@ -68,13 +69,14 @@ enum model_policy {
 	MODEL_LAT_CTRL,		/* latency, fed per-controller in-flight counts */
 	MODEL_WEIGHTED,		/* the May 2026 weighted round-robin */
 	MODEL_WEIGHTED_FAST,	/* the same rule, folded every 50 ms */
+	MODEL_ST,		/* the June 2026 service-time */
 	MODEL_ORACLE,
 	MODEL_NR_POLICIES,
 };
 
 static const char *const model_policy_names[MODEL_NR_POLICIES] = {
 	"numa", "round-robin", "queue-depth", "latency", "latency/ctrl-inflight",
-	"weighted-2026", "weighted/50ms", "oracle",
+	"weighted-2026", "weighted/50ms", "service-time", "oracle",
 };
 
 struct model_bottleneck {
@@ -162,6 +164,8 @@ struct model {
 	struct nvme_lat *lat[MODEL_MAX_NS][MODEL_MAX_PATHS];
 	/* ns->lat_nr_active */
 	atomic_t inflight[MODEL_MAX_NS][MODEL_MAX_PATHS];
+	/* the same in bytes, for service-time */
+	u64 inflight_bytes[MODEL_MAX_NS][MODEL_MAX_PATHS];
 	/* per namespace, the head's lat_timer, lat_fold_jiffies, NVME_LAT_IDLE */
 	unsigned long timer_expires[MODEL_MAX_NS];
 	bool timer_pending[MODEL_MAX_NS];
@@ -259,6 +263,16 @@ static u32 model_ctrl_inflight(struct model *m, int path)
 
 	for (ns = 0; ns < m->sc->nr_ns; ns++)
 		n += atomic_read(&m->inflight[ns][path]);
+	return n;
+}
+
+static u64 model_ctrl_inflight_bytes(struct model *m, int path)
+{
+	u64 n = 0;
+	int ns;
+
+	for (ns = 0; ns < m->sc->nr_ns; ns++)
+		n += m->inflight_bytes[ns][path];
 	return n;
 }
 
@@ -555,6 +569,37 @@ static int model_weighted(struct model *m, const struct model_job *job)
 	return -1;
 }
 
+/*
+ * The service-time iopolicy posted in June 2026, from its description only:
+ * dm-multipath's service-time selector over the usable paths of the best
+ * ANA state.  The least (bytes in flight on the controller + this I/O's
+ * size) / relative_throughput, compared as cross products so as not to
+ * divide; on a tie the first path.
+ */
+static int model_service_time(struct model *m, const struct model_job *job)
+{
+	/* set by hand by an admin, which no scenario tells: the default, equal */
+	static const u8 rt[MODEL_MAX_PATHS] = { [0 ... MODEL_MAX_PATHS - 1] = 1 };
+	u64 load, best_load = 0;
+	int i, tier, best;
+
+	for (tier = 0; tier < 2; tier++) {
+		best = -1;
+		for (i = 0; i < m->sc->nr_paths; i++) {
+			if (m->sc->tier[job->ns][i] != tier)
+				continue;
+			load = model_ctrl_inflight_bytes(m, i) + job->bytes;
+			if (best < 0 || load * rt[best] < best_load * rt[i]) {
+				best = i;
+				best_load = load;
+			}
+		}
+		if (best >= 0)
+			return best;
+	}
+	return -1;
+}
+
 /* clairvoyant: where this I/O completes first, knowing every queue */
 static int model_oracle(struct model *m, const struct model_job *job)
 {
@@ -602,6 +647,9 @@ static void model_submit(struct model *m, int j)
 	case MODEL_WEIGHTED_FAST:
 		i = model_weighted(m, job);
 		break;
+	case MODEL_ST:
+		i = model_service_time(m, job);
+		break;
 	default:
 		i = model_oracle(m, job);
 		break;
@@ -618,10 +666,20 @@ static void model_submit(struct model *m, int j)
 	ev.t_ns = m->server_free_ns[b][s] + m->delay_ns[i];
 	ev.path = i;
 	atomic_inc(&m->inflight[job->ns][i]);
+	m->inflight_bytes[job->ns][i] += job->bytes;
 	if (m->sc->hole.to_ns && i == m->sc->hole.path &&
 	    m->now_ns >= m->sc->hole.from_ns && m->now_ns < m->sc->hole.to_ns)
 		m->r.hole_sent++;
 	model_push(m, &ev);
+}
+
+/* a request leaves path ev->path: completed or failed over */
+static void model_put(struct model *m, const struct model_event *ev)
+{
+	const struct model_job *job = &m->sc->job[ev->job];
+
+	atomic_dec(&m->inflight[job->ns][ev->path]);
+	m->inflight_bytes[job->ns][ev->path] -= job->bytes;
 }
 
 static void model_complete(struct model *m, const struct model_event *ev)
@@ -631,7 +689,7 @@ static void model_complete(struct model *m, const struct model_event *ev)
 	u64 lat = ev->t_ns - ev->submit_ns;
 	int ns = job->ns, bin;
 
-	atomic_dec(&m->inflight[ns][ev->path]);
+	model_put(m, ev);
 	m->w_sum_ns[ns][ev->path] += lat;
 	m->w_nr[ns][ev->path]++;
 	/* every job submits from CPU 0: blk_clat_done() */
@@ -750,7 +808,7 @@ static void model_run(struct kunit *test, struct model *m,
 			for (d = 0; d < sc->job[ev.job].depth; d++)
 				model_submit(m, ev.job);
 		} else if (ev.failed) {
-			atomic_dec(&m->inflight[sc->job[ev.job].ns][ev.path]);
+			model_put(m, &ev);
 			model_submit(m, ev.job);
 		} else {
 			model_complete(m, &ev);
@@ -819,8 +877,8 @@ static struct model *model_compare(struct kunit *test,
 {
 	struct model *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
 	static const enum model_policy order[] = {
-		MODEL_ORACLE, MODEL_NUMA, MODEL_RR, MODEL_QD, MODEL_WEIGHTED,
-		MODEL_WEIGHTED_FAST, MODEL_LAT_CTRL, MODEL_LAT,
+		MODEL_ORACLE, MODEL_NUMA, MODEL_RR, MODEL_QD, MODEL_ST,
+		MODEL_WEIGHTED, MODEL_WEIGHTED_FAST, MODEL_LAT_CTRL, MODEL_LAT,
 	};
 	int k;
 
@@ -1277,8 +1335,8 @@ static void model_equal_paths(struct model_scenario *sc, int nr)
  * (until keep-alive, which the model has not), at more at most 4 are sent
  * to it after it went silent and the other paths never stop completing
  * for over 100 ms.  After the hole the path is back at half its share
- * within the recovery bound of the probe back-off.  queue-depth's figures
- * are printed beside.
+ * within the recovery bound of the probe back-off.  The other policies'
+ * figures are printed beside.
  */
 static void model_test_black_hole(struct kunit *test)
 {
@@ -1290,7 +1348,9 @@ static void model_test_black_hole(struct kunit *test)
 		.warmup_ns = 200 * NSEC_PER_MSEC, .end_ns = 26000 * NSEC_PER_MSEC,
 	};
 	struct model *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
-	static const enum model_policy pol[] = { MODEL_QD, MODEL_WEIGHTED, MODEL_LAT };
+	static const enum model_policy pol[] = {
+		MODEL_QD, MODEL_ST, MODEL_WEIGHTED, MODEL_LAT,
+	};
 	u64 back_ms, sum, pm;
 	int a, b, k, i, bin;
 	char name[32];
@@ -1367,7 +1427,7 @@ static void model_test_black_hole_new_path(struct kunit *test)
 		.warmup_ns = 200 * NSEC_PER_MSEC, .end_ns = 7000 * NSEC_PER_MSEC,
 	};
 	struct model *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
-	static const enum model_policy pol[] = { MODEL_QD, MODEL_LAT };
+	static const enum model_policy pol[] = { MODEL_QD, MODEL_ST, MODEL_LAT };
 	int b, k, v;
 
 	KUNIT_ASSERT_NOT_NULL(test, m);
