@@ -440,7 +440,7 @@ static int model_latency(struct model *m, const struct model_job *job)
 	int i, ns = job->ns;
 	bool probe;
 
-	/* nvme_lat_wake() */
+	/* the timer restart in nvme_latency_path() */
 	if (m->lat_idle[ns]) {
 		m->lat_idle[ns] = false;
 		m->timer_pending[ns] = true;

@@ -116,9 +116,11 @@ VISIBLE_IF_KUNIT u64 nvme_lat_price(const struct nvme_lat_band *b,
 }
 EXPORT_SYMBOL_IF_KUNIT(nvme_lat_price);
 
-static u8 nvme_lat_ana_tier(enum nvme_ana_state state)
+static u8 nvme_lat_tier(struct nvme_ns *ns)
 {
-	switch (state) {
+	if (nvme_path_is_disabled(ns))
+		return NVME_LAT_UNUSABLE;
+	switch (ns->ana_state) {
 	case NVME_ANA_OPTIMIZED:
 		return 0;
 	case NVME_ANA_NONOPTIMIZED:
@@ -126,13 +128,6 @@ static u8 nvme_lat_ana_tier(enum nvme_ana_state state)
 	default:
 		return NVME_LAT_UNUSABLE;
 	}
-}
-
-static u8 nvme_lat_tier(struct nvme_ns *ns)
-{
-	if (nvme_path_is_disabled(ns))
-		return NVME_LAT_UNUSABLE;
-	return nvme_lat_ana_tier(ns->ana_state);
 }
 
 /*
@@ -322,20 +317,11 @@ static void nvme_lat_timer(struct timer_list *t)
 		set_bit(NVME_LAT_IDLE, &head->lat_flags);
 }
 
-static void nvme_lat_wake(struct nvme_ns_head *head)
-{
-	if (test_and_clear_bit(NVME_LAT_IDLE, &head->lat_flags))
-		mod_timer(&head->lat_timer, jiffies + NVME_LAT_WINDOW);
-}
-
-/*
- * Of the CPUs that find a probe pending, one sends it, if the path's ANA
- * state is usable (the caller has checked its controller).
- */
+/* Of the CPUs that find a probe pending, one sends it, if the path is usable. */
 static bool nvme_lat_claim_probe(struct nvme_ns *ns, struct nvme_lat_slot *s,
 				 u64 price)
 {
-	if (nvme_lat_ana_tier(ns->ana_state) == NVME_LAT_UNUSABLE ||
+	if (nvme_lat_tier(ns) == NVME_LAT_UNUSABLE ||
 	    !try_cmpxchg(&s->price, &price, price & ~NVME_LAT_PROBE))
 		return false;
 	atomic_dec(&ns->head->lat_probes);
@@ -373,8 +359,9 @@ struct nvme_ns *nvme_latency_path(struct nvme_ns_head *head, struct bio *bio)
 	unsigned int key = blk_clat_key(numa_node_id(), write, bytes);
 	struct nvme_lat *lat;
 
-	if (unlikely(test_bit(NVME_LAT_IDLE, &head->lat_flags)))
-		nvme_lat_wake(head);
+	if (unlikely(test_bit(NVME_LAT_IDLE, &head->lat_flags)) &&
+	    test_and_clear_bit(NVME_LAT_IDLE, &head->lat_flags))
+		mod_timer(&head->lat_timer, jiffies + NVME_LAT_WINDOW);
 	list_for_each_entry_srcu(ns, &head->list, siblings,
 				 srcu_read_lock_held(&head->srcu)) {
 		if (nvme_path_is_disabled(ns))
