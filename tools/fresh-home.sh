@@ -98,7 +98,9 @@ one_line_hint() {
 	[ "$(wc -l < "$home/out")" = 1 ] && grep -q 'git config --global user.email' "$home/out"
 }
 nr_patches() { grep -cv -e '^#' -e '^$' "$TOP/series"; }
-applied() { [ "$(git -C "$1" rev-list --count "$BASE_TAG..HEAD")" = "$(nr_patches)" ]; }
+# the work tree carries the series and the test-only path model
+nr_tree_patches() { tree_patches | wc -l; }
+applied() { [ "$(git -C "$1" rev-list --count "$BASE_TAG..HEAD")" = "$(nr_tree_patches)" ]; }
 untouched() { # untouched DIR REV: HEAD at REV, nothing changed, no am left
 	[ "$(git -C "$1" rev-parse HEAD)" = "$2" ] && tree_clean "$1"
 }
@@ -108,7 +110,7 @@ if git -C "$TREE" rev-parse -q --verify "$BASE_TAG" > /dev/null 2>&1; then
 	standin "$cache/linux" || die "cannot make a stand-in tree from $TREE"
 	check "tree.sh tree: the series applies to the cache's tree without a git identity" \
 		fresh "$TOP/tools/tree.sh" tree
-	check "all $(nr_patches) patches are committed there" applied "$cache/linux"
+	check "all $(nr_tree_patches) patches (series and path model) are committed there" applied "$cache/linux"
 	standin "$home/own" || die "cannot make a stand-in tree from $TREE"
 	rev=$(git -C "$home/own" rev-parse HEAD)
 	check "tree.sh apply KSRC=: refused without a git identity" \

@@ -19,8 +19,9 @@ grep -q 'model: ' "$log" || die "$log has no path model rows"
 cat <<HDR
 # Path model: every policy against a clairvoyant placement
 
-From the KUnit suite nvme-latency-model (drivers/nvme/host/mpath-latency-model.c),
-run at boot of the test kernel: a discrete-event simulation on a simulated
+From the KUnit suite nvme-latency-model (tools/model/mpath-latency-model.c, a
+test-only patch on top of the series), run at boot of the test kernel
+(HZ=250): a discrete-event simulation on a simulated
 clock that drives the real blk-clat estimator and the real pricing of the latency iopolicy.
 Paths are a round trip in front of a FIFO bottleneck (servers x service time,
 jittered uniformly 0.5-1.5x); see the test file for each scenario.  The
@@ -30,7 +31,10 @@ counts instead of per-namespace ones.  "weighted-2026" is the weighted
 round-robin of the "latency" iopolicy posted in May 2026, written from its
 published description (EWMA weight 1/8 folded every 15 s, weights from
 inverse latency normalised to 64, per-CPU credits); "weighted/50ms" is the
-same rule folded every 50 ms.
+same rule folded every 50 ms.  "service-time" is the iopolicy posted in June
+2026, likewise from its description: dm's service-time rule, the least
+(bytes in flight on the controller + the I/O's size) / relative throughput,
+with the throughputs at their default (equal), as no scenario sets them.
 
 Kernel: $(sed -n 's/.*Linux version \([^ ]*\).*/\1/p' "$log" | head -n 1); series: $(git -C "$TOP" rev-parse --short HEAD).
 
