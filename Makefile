@@ -11,8 +11,8 @@ export NVLAT_CACHE := $(CACHE)
 T := tools
 
 .PHONY: help deps tree apply reset-tree export check-sync kernel kernel-base profile scale test-fault \
-	kunit test test-placement test-debug torture demo bench bench-quick bench-switch check check-selftest \
-	quilt-check send-dry-run send clean
+	kunit test test-placement test-debug test-debug-planted torture demo bench bench-quick bench-switch \
+	check check-selftest quilt-check send-dry-run send nvme-cli clean
 
 help:
 	@sed -n 's/^## //p' $(firstword $(MAKEFILE_LIST))
@@ -64,6 +64,14 @@ test-placement: kernel
 ## make test-debug  lifetime tests and a short torture on a KASAN/lockdep/kmemleak kernel
 test-debug: tree
 	@$(T)/test-debug.sh
+
+## make test-debug-planted  the debug kernel must report planted lifetime faults (tools/tests/planted-debug)
+test-debug-planted: tree
+	@$(T)/tests/planted-debug.sh
+
+## make nvme-cli    Debian's nvme-cli with show-topology showing each path's latency file
+nvme-cli:
+	@$(T)/nvme-cli/build.sh
 
 ## make test-fault  guest tests that need fault injection (80) on a failslab kernel
 test-fault: tree

@@ -21,8 +21,8 @@ cat <<HDR
 
 From the KUnit suite nvme-latency-model (tools/model/mpath-latency-model.c, a
 test-only patch on top of the series), run at boot of the test kernel
-(HZ=250): a discrete-event simulation on a simulated
-clock that drives the real blk-clat estimator and the real pricing of the latency iopolicy.
+(HZ=250): a discrete-event simulation on a simulated clock that drives the
+real blk-clat estimator and the real pricing of the latency iopolicy.
 Paths are a round trip in front of a FIFO bottleneck (servers x service time,
 jittered uniformly 0.5-1.5x); see the test file for each scenario.  The
 simulation is deterministic: a second run gives the same numbers.

@@ -106,6 +106,9 @@ if [ -n "${NVLAT_BUILD_DEBUG:-}" ]; then
 		"$TOP/tools/vm/debug.config" || true
 fi
 
+# the patched nvme-cli that 85-nvme-cli-latency runs in the guest
+stage nvme-cli "$TOP/tools/nvme-cli/build.sh" || true
+
 if [ "$kernel_ok" = 0 ]; then
 	# the real-time boot alone: its tests judge times that load moves
 	wait "$ppid"

@@ -28,7 +28,8 @@ PATH=$bin:$PATH
 # the guest command runs chrooted into the overlay root
 export SYSTEMD_IGNORE_CHROOT=1
 tap_plan 7
-rules=/etc/udev/rules.d/71-nvlat-iopolicy.rules
+# named to sort after nvme-cli's 71-nvmf-*.rules, as the admin guide says
+rules=/etc/udev/rules.d/72-nvlat-iopolicy.rules
 mkdir -p "${rules%/*}"
 # the rule as the admin guide gives it
 cat > "$rules" <<'RULES'

@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# nvme-cli patched by tools/nvme-cli/ (built by tools/nvme-cli/build.sh
+# into $CACHE/nvme-cli/nvme) shows what the latency iopolicy sees of each
+# path.  Two tcp paths under latency, 2 s of reads from CPU 0 on the head,
+# then nvme show-topology: under each path of the subsystem it prints
+# "latency <line>" for every line of that path's latency file, and with -o
+# json the same lines in the path's "Latency" array.  Each path's file is
+# read right before and right after nvme runs; every line nvme printed must
+# be in the file's format and agree with the same line of either read in
+# the node, whether there is a read and a write estimate, and the state
+# (the values may move, and an estimate turns stale 200 ms after its last
+# sample).  Under queue-depth the file is empty and nvme prints no latency
+# line and no "Latency" array, but still both paths.
+#
+# NVLAT_NVME_CLI: the patched binary; by default $CACHE/nvme-cli/nvme of
+# the host (NVLAT_CACHE, else the cache the run directory is in, else
+# ~/.cache/nvme-latency), which the guest sees through its 9p root.  The
+# test skips when there is none.
+DESCRIPTION="patched nvme show-topology prints each path's latency file"
+QUICK=1
+set -u
+# shellcheck source-path=SCRIPTDIR source=../../vm/lib.sh
+. "$(dirname "$0")/../../vm/lib.sh"
+
+# the patched nvme: the first of these that is executable
+nvme=
+for f in "${NVLAT_NVME_CLI:-}" \
+	"${NVLAT_CACHE:+$NVLAT_CACHE/nvme-cli/nvme}" \
+	"$(case "${NVLAT_WORK:-}" in */runs/*) echo "${NVLAT_WORK%%/runs/*}/nvme-cli/nvme" ;; esac)" \
+	"$HOME/.cache/nvme-latency/nvme-cli/nvme"; do
+	[ -n "$f" ] && [ -x "$f" ] && { nvme=$f; break; }
+done
+if [ -z "$nvme" ]; then
+	echo "1..0 # SKIP no patched nvme-cli (run tools/nvme-cli/build.sh on the host, or set NVLAT_NVME_CLI)"
+	exit 0
+fi
+
+tap_plan 10
+nvlat_setup tcp tcp || tap_bail "setup failed"
+trap nvlat_teardown EXIT
+tmp=$(nvlat_tmpdir nvme-cli)
+ids="1 2"
+
+"$nvme" version > "$tmp/version" 2>&1
+tap_result $? "$nvme runs"
+tap_diag "$(paste -sd ' ' "$tmp/version")"
+
+# topo NAME ARGS...: nvme show-topology ARGS into $tmp/NAME.out (stderr
+# NAME.err), each path's latency file read right before into
+# $tmp/NAME.b<ID> and right after into $tmp/NAME.a<ID>; nvme's exit status
+topo() {
+	local n=$1 id rc=0
+	shift
+	for id in $ids; do cat "$(nvlat_lat_file "$id")" > "$tmp/$n.b$id"; done
+	"$nvme" show-topology "$@" > "$tmp/$n.out" 2> "$tmp/$n.err" || rc=$?
+	for id in $ids; do cat "$(nvlat_lat_file "$id")" > "$tmp/$n.a$id"; done
+	tap_diag "nvme show-topology $* (exit $rc):"
+	sed 's/^/#   /' "$tmp/$n.out"
+	sed 's/^/#   stderr: /' "$tmp/$n.err"
+	return "$rc"
+}
+
+# text_lat OUT CTRL: the lines nvme printed as "      latency <line>" under
+# the path through controller CTRL in the subsystem of $NVLAT_NQN
+# ("  +- nvmeN tcp <address> <state> <ana state>"), without "latency"
+text_lat() {
+	awk -v nqn="NQN=$NVLAT_NQN" -v c="$2" '
+		/^[^ \\]/ { ours = $NF == nqn; cur = 0; next }
+		/^      latency / { if (ours && cur) { sub(/^      latency /, ""); print }; next }
+		{ cur = $1 == "+-" && $2 == c }' "$1"
+}
+
+# text_paths OUT: the controllers of the paths nvme printed in the
+# subsystem of $NVLAT_NQN, sorted, on one line
+text_paths() {
+	awk -v nqn="NQN=$NVLAT_NQN" '
+		/^[^ \\]/ { ours = $NF == nqn; next }
+		ours && /^  \+- nvme[0-9]+ / { print $2 }' "$1" | sort | paste -sd ' '
+}
+
+# json_lat OUT CTRL: the "Latency" array of the path through CTRL in the
+# subsystem of $NVLAT_NQN, a line each; "none" without the array
+json_lat() {
+	jq -r --arg nqn "$NVLAT_NQN" --arg c "$2" '
+		.[].Subsystems[] | select(.NQN == $nqn) | .Namespaces[].Paths[]? |
+		select(.Name == $c) | if has("Latency") then .Latency[] else "none" end' "$1"
+}
+
+# lat_match GOT BEFORE AFTER (files): GOT has as many lines as BEFORE and
+# AFTER, each in the latency file's format and equal to the same line of
+# BEFORE or of AFTER in the node, the presence of the read and the write
+# estimate, and the state
+lat_match() {
+	awk 'function norm(s,  f) {
+			split(s, f, " ")
+			return f[1] " " (f[3] == "-" ? "-" : "us") " " (f[5] == "-" ? "-" : "us") " " f[8]
+		}
+		FILENAME == ARGV[1] { b[FNR] = norm($0); nb = FNR; next }
+		FILENAME == ARGV[2] { a[FNR] = norm($0); na = FNR; next }
+		!/^node[0-9]+ read ([0-9]+|-) write ([0-9]+|-) inflight [0-9]+ (fresh|stale|silent|none)$/ { bad = 1 }
+		{ n = norm($0); ng = FNR }
+		n != b[FNR] && n != a[FNR] { bad = 1 }
+		END { exit bad || !ng || ng != nb || ng != na }' "$2" "$3" "$1"
+}
+
+# show_lat NAME ID GOT: diagnostics of path ID: the file before, nvme's
+# lines (GOT, a file) and the file after
+show_lat() {
+	tap_diag "path $2 ($(nvlat_ctrl "$2")/$(nvlat_path_disk "$2")) latency file before, nvme's lines, file after:"
+	sed 's/^/#   before /' "$tmp/$1.b$2"
+	sed 's/^/#   nvme   /' "$3"
+	sed 's/^/#   after  /' "$tmp/$1.a$2"
+}
+
+# --- latency ------------------------------------------------------------------
+tap_ok "iopolicy latency accepted" nvlat_iopolicy_set latency
+nvlat_wait 5 eval 'nvlat_clat_attached 1 && nvlat_clat_attached 2' ||
+	tap_diag "not both paths have an estimator"
+nvlat_fio "$tmp/f.json" --filename="/dev/$NVLAT_HEAD" --rw=randread \
+	--cpus_allowed=0 --runtime=2
+tap_diag "reads: $(nvlat_fio_summary "$tmp/f.json" read)"
+# the reads' completions counted out of the in-flight counts
+idle() { [ "$(nvlat_lat_inflight 1)" = 0 ] && [ "$(nvlat_lat_inflight 2)" = 0 ]; }
+nvlat_wait 5 idle || tap_diag "requests still in flight after fio"
+est=
+for id in $ids; do
+	r=$(nvlat_lat_field "$id" read) && [ "$r" != - ] && est="$est $id"
+done
+[ -n "$est" ]
+tap_result $? "node 0 has a read estimate after reads from CPU 0 (paths:${est:- none})"
+
+topo lat
+rc=$?
+want=$(for id in $ids; do nvlat_ctrl "$id"; done | sort | paste -sd ' ')
+[ "$rc" = 0 ] && [ "$(text_paths "$tmp/lat.out")" = "$want" ]
+tap_result $? "nvme show-topology lists both paths ($want)"
+for id in $ids; do
+	c=$(nvlat_ctrl "$id")
+	text_lat "$tmp/lat.out" "$c" > "$tmp/lat.g$id"
+	show_lat lat "$id" "$tmp/lat.g$id"
+	cmp -s "$tmp/lat.g$id" "$tmp/lat.b$id" || cmp -s "$tmp/lat.g$id" "$tmp/lat.a$id" ||
+		tap_diag "(nvme's lines equal neither read exactly)"
+	lat_match "$tmp/lat.g$id" "$tmp/lat.b$id" "$tmp/lat.a$id"
+	tap_result $? "path $id ($c): the latency lines under it are its latency file"
+done
+
+topo latj -o json
+rc=$?
+bad=$rc
+for id in $ids; do
+	json_lat "$tmp/latj.out" "$(nvlat_ctrl "$id")" > "$tmp/latj.g$id"
+	lat_match "$tmp/latj.g$id" "$tmp/latj.b$id" "$tmp/latj.a$id" ||
+		{ show_lat latj "$id" "$tmp/latj.g$id"; bad=1; }
+done
+tap_result "$bad" "-o json: each path's \"Latency\" array is its latency file"
+
+# --- queue-depth: nothing -------------------------------------------------------
+tap_ok "iopolicy queue-depth accepted" nvlat_iopolicy_set queue-depth
+topo qd
+rc=$?
+n=$(for id in $ids; do text_lat "$tmp/qd.out" "$(nvlat_ctrl "$id")"; done | wc -l)
+empty=$(cat "$tmp/qd.b1" "$tmp/qd.b2" "$tmp/qd.a1" "$tmp/qd.a2" | wc -c)
+tap_diag "queue-depth: the latency files hold $empty bytes, nvme printed $n latency lines"
+[ "$rc" = 0 ] && [ "$(text_paths "$tmp/qd.out")" = "$want" ] && [ "$n" = 0 ] &&
+	! grep -q '^ *latency ' "$tmp/qd.out"
+tap_result $? "under queue-depth show-topology lists both paths and no latency line"
+topo qdj -o json
+rc=$?
+[ "$rc" = 0 ] &&
+	[ "$(for id in $ids; do json_lat "$tmp/qdj.out" "$(nvlat_ctrl "$id")"; done | paste -sd ' ')" = "none none" ]
+tap_result $? "under queue-depth -o json has both paths and no \"Latency\" array"
+tap_done
