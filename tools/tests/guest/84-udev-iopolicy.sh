@@ -27,16 +27,22 @@ ln -sf "$real" "$bin/udevadm"
 PATH=$bin:$PATH
 # the guest command runs chrooted into the overlay root
 export SYSTEMD_IGNORE_CHROOT=1
-tap_plan 7
+tap_plan 8
 # named to sort after nvme-cli's 71-nvmf-*.rules, as the admin guide says
 rules=/etc/udev/rules.d/72-nvlat-iopolicy.rules
+# and a vendor rule in nvme-cli's style for the same array, which sets
+# another policy on the same event: the admin's rule must win
+vendor=/etc/udev/rules.d/71-nvmf-nvlat-vendor.rules
 mkdir -p "${rules%/*}"
 # the rule as the admin guide gives it
 cat > "$rules" <<'RULES'
 ACTION=="add", SUBSYSTEM=="nvme-subsystem", ATTR{subsystype}=="nvm", ATTR{model}=="nvlat-array", ATTR{iopolicy}="latency"
 RULES
+cat > "$vendor" <<'RULES'
+ACTION=="add", SUBSYSTEM=="nvme-subsystem", ATTR{subsystype}=="nvm", ATTR{model}=="nvlat-array", ATTR{iopolicy}="round-robin"
+RULES
 systemd-udevd --daemon --resolve-names=never || tap_bail "systemd-udevd did not start"
-trap 'udevadm control --exit; rm -f "$rules"; nvlat_teardown' EXIT
+trap 'udevadm control --exit; rm -f "$rules" "$vendor"; nvlat_teardown' EXIT
 udevadm settle -t 10
 
 NVLAT_MODEL=nvlat-array nvlat_setup tcp tcp || tap_bail "setup failed"
@@ -44,7 +50,7 @@ udevadm settle -t 10
 # sysfs pads the model number with blanks, which udev's match ignores
 model=$(cat "/sys/class/nvme-subsystem/$NVLAT_SUBSYS/model")
 tap_is "${model%"${model##*[! ]}"}" nvlat-array "the subsystem reports the model"
-tap_is "$(nvlat_iopolicy_get)" latency "the rule selected latency when the subsystem appeared"
+tap_is "$(nvlat_iopolicy_get)" latency "the rule selected latency when the subsystem appeared, over the vendor rule"
 tap_ok "both paths have an estimator" nvlat_wait 5 eval 'nvlat_clat_attached 1 && nvlat_clat_attached 2'
 # shown: node 0's line of both latency files has a state other than none
 shown() {
@@ -65,6 +71,17 @@ rc=$?
 tap_diag "nvme show-topology (exit $rc):" "${out//$'\n'/$'\n'# }"
 [ "$rc" = 0 ] && grep -q "$NVLAT_NQN" <<< "$out" && grep -q "$(nvlat_ctrl 1)" <<< "$out"
 tap_result $? "nvme show-topology lists the subsystem and its controllers"
+# nvme-cli patched by tools/nvme-cli (85-nvme-cli-latency tests it in
+# full): under this udevd each path shows its latency line
+pnvme=${NVLAT_NVME_CLI:-${NVLAT_CACHE:-$HOME/.cache/nvme-latency}/nvme-cli/nvme}
+if [ -x "$pnvme" ]; then
+	out=$("$pnvme" show-topology 2>&1)
+	tap_diag "patched nvme show-topology:" "${out//$'\n'/$'\n'# }"
+	[ "$(grep -c '^ *latency node0 read ' <<< "$out")" = 2 ]
+	tap_result $? "patched nvme show-topology shows both paths' latency lines"
+else
+	tap_skip "patched nvme show-topology shows both paths' latency lines" "no $pnvme"
+fi
 
 # a subsystem of another model keeps the default policy
 nvlat_teardown > /dev/null 2>&1

@@ -36,7 +36,7 @@ if [ -z "$nvme" ]; then
 	exit 0
 fi
 
-tap_plan 10
+tap_plan 11
 nvlat_setup tcp tcp || tap_bail "setup failed"
 trap nvlat_teardown EXIT
 tmp=$(nvlat_tmpdir nvme-cli)
@@ -170,4 +170,31 @@ rc=$?
 [ "$rc" = 0 ] &&
 	[ "$(for id in $ids; do json_lat "$tmp/qdj.out" "$(nvlat_ctrl "$id")"; done | paste -sd ' ')" = "none none" ]
 tap_result $? "under queue-depth -o json has both paths and no \"Latency\" array"
+
+# --- a black-holed path shows as silent ----------------------------------------
+# Under latency with reads at iodepth 16 on both paths, path 2's port is
+# black-holed (netem loss 100%): its requests stop completing, and once
+# that lasts longer than its estimate and a window (50 ms) nvme must show
+# it silent.  Bound: 15 s, before nvme-tcp's I/O timeout (30 s) fails the
+# requests over; under TCG beside a make check it took 8.7 s, most of it
+# in the nvme runs of the loop.
+nvlat_iopolicy_set latency || tap_diag "iopolicy latency refused"
+fio --name=bh --filename="/dev/$NVLAT_HEAD" --ioengine=libaio --direct=1 \
+	--rw=randread --bs=4k --iodepth=16 --time_based --runtime=60 > /dev/null 2>&1 &
+fio=$!
+sleep 2
+c2=$(nvlat_ctrl 2)
+nvlat_netem_set "$(nvlat_tcp_port 2)" loss 100% || tap_diag "netem failed"
+t0=$(date +%s%N)
+silent() { "$nvme" show-topology 2> /dev/null > "$tmp/bh.out" && text_lat "$tmp/bh.out" "$c2" | grep -q ' silent$'; }
+nvlat_wait 10 silent
+rc=$?
+ms=$((($(date +%s%N) - t0) / 1000000))
+[ "$ms" -le 15000 ] || rc=1
+tap_diag "path 2 ($c2) $ms ms after the black hole:"
+text_lat "$tmp/bh.out" "$c2" | sed 's/^/#   latency /'
+kill -KILL "$fio" 2> /dev/null
+nvlat_netem_del "$(nvlat_tcp_port 2)"
+wait "$fio" 2> /dev/null
+tap_result "$rc" "a black-holed path shows as silent in nvme show-topology ($ms ms)"
 tap_done
