@@ -11,16 +11,16 @@
  * is a sample for the real blk-clat estimator of its (namespace, path)
  * queue.  Each namespace has the latency iopolicy's timer on the simulated
  * clock: once per window it folds the estimators and prices the paths with
- * the real nvme_lat_fold_path(), nvme_lat_input(), nvme_lat_band_add(),
- * nvme_lat_price(), nvme_lat_probe() and nvme_lat_publish(), as
- * nvme_lat_timer() does, and every I/O is placed as nvme_latency_path()
- * places it, by nvme_lat_cost() of the published prices.  The same model runs
- * numa, round-robin and queue-depth, written as the same kind of function,
- * the weighted rule of the "latency" iopolicy posted in May 2026 (written
- * here from its published description, see model_weighted()), the
- * service-time iopolicy posted in June 2026 (likewise, see
- * model_service_time()), and a clairvoyant placement that knows every queue
- * and sends each I/O where it completes first: the oracle.
+ * the real nvme_lat_fold_path(), nvme_lat_input(), nvme_lat_band_add() and
+ * nvme_lat_price_path(), as nvme_lat_timer() does, and every I/O is placed
+ * as nvme_latency_path() places it, by nvme_lat_cost() of the published
+ * prices.  The same model runs numa, round-robin and queue-depth, written
+ * as the same kind of function, the weighted rule of the "latency" iopolicy
+ * posted in May 2026 (written here from its published description, see
+ * model_weighted()), the service-time iopolicy posted in June 2026
+ * (likewise, see model_service_time()), and a clairvoyant placement that
+ * knows every queue and sends each I/O where it completes first: the
+ * oracle.
  *
  * Time scales are those of real hardware: tens of microseconds on a local
  * path, hundreds on a remote one, 10^5 to 10^6 IOPS.
@@ -324,7 +324,6 @@ static int model_price_head(struct model *m, int ns, unsigned int key,
 	bool borrow = (key + 1) % BLK_CLAT_NR_CLASSES;
 	struct nvme_lat_band b = { };
 	struct nvme_lat *lat;
-	u64 price;
 	int i;
 
 	for (i = 0; i < m->sc->nr_paths; i++) {
@@ -333,17 +332,8 @@ static int model_price_head(struct model *m, int ns, unsigned int key,
 			       model_lat_inflight(m, ns, i), key, now, &lat->in);
 		nvme_lat_band_add(&b, &lat->in);
 	}
-	for (i = 0; i < m->sc->nr_paths; i++) {
-		lat = m->lat[ns][i];
-		if (!b.min_ns && borrow)
-			price = READ_ONCE(lat->slot[key + 1].price);
-		else
-			price = nvme_lat_price(&b, &lat->in);
-		probes += nvme_lat_publish(&lat->slot[key],
-					   price & ~NVME_LAT_PROBE,
-					   nvme_lat_probe(&lat->slot[key],
-							  &lat->in, &b));
-	}
+	for (i = 0; i < m->sc->nr_paths; i++)
+		probes += nvme_lat_price_path(m->lat[ns][i], &b, key, borrow);
 	return probes;
 }
 

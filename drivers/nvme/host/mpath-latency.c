@@ -229,6 +229,27 @@ VISIBLE_IF_KUNIT bool nvme_lat_publish(struct nvme_lat_slot *s, u64 price,
 EXPORT_SYMBOL_IF_KUNIT(nvme_lat_publish);
 
 /*
+ * Publish @lat's price for @key against the band @b, whose inputs are in
+ * lat->in; with @borrow and no estimate in @b, the next larger class's
+ * price.  Returns true if a probe is pending.
+ */
+VISIBLE_IF_KUNIT bool nvme_lat_price_path(struct nvme_lat *lat,
+					  const struct nvme_lat_band *b,
+					  unsigned int key, bool borrow)
+{
+	struct nvme_lat_slot *s = &lat->slot[key];
+	u64 price;
+
+	if (!b->min_ns && borrow)
+		price = READ_ONCE(lat->slot[key + 1].price);
+	else
+		price = nvme_lat_price(b, &lat->in);
+	return nvme_lat_publish(s, price & ~NVME_LAT_PROBE,
+				nvme_lat_probe(s, &lat->in, b));
+}
+EXPORT_SYMBOL_IF_KUNIT(nvme_lat_price_path);
+
+/*
  * Price every path of @head for @key, under head->srcu.  Where no path has
  * an estimate for @key's size class, which happens when the path queues
  * merge such I/O into larger requests, the next larger class's prices
@@ -242,7 +263,6 @@ static int nvme_lat_price_head(struct nvme_ns_head *head, unsigned int key,
 	struct nvme_lat_band b = { };
 	struct nvme_lat *lat;
 	struct nvme_ns *ns;
-	u64 price;
 
 	list_for_each_entry_srcu(ns, &head->list, siblings,
 				 srcu_read_lock_held(&head->srcu)) {
@@ -256,16 +276,8 @@ static int nvme_lat_price_head(struct nvme_ns_head *head, unsigned int key,
 	list_for_each_entry_srcu(ns, &head->list, siblings,
 				 srcu_read_lock_held(&head->srcu)) {
 		lat = srcu_dereference(ns->lat, &head->srcu);
-		if (!lat)
-			continue;
-		if (!b.min_ns && borrow)
-			price = READ_ONCE(lat->slot[key + 1].price);
-		else
-			price = nvme_lat_price(&b, &lat->in);
-		probes += nvme_lat_publish(&lat->slot[key],
-					   price & ~NVME_LAT_PROBE,
-					   nvme_lat_probe(&lat->slot[key],
-							  &lat->in, &b));
+		if (lat)
+			probes += nvme_lat_price_path(lat, &b, key, borrow);
 	}
 	return probes;
 }
