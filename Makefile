@@ -84,9 +84,9 @@ torture: tree
 		NVLAT_TEST_TIMEOUT=$$(($(TORTURE_SECONDS) * 5 + 600)) \
 		NVLAT_GUEST_TIMEOUT=$$(($(TORTURE_SECONDS) * 5 + 1800)) $(T)/test-debug.sh 70
 
-## make demo        two asymmetric paths, tiobench under every iopolicy
+## make demo [DEMO=--realtime]   three topologies under every iopolicy, instruction clock: a table and a PNG
 demo: kernel
-	@$(T)/demo.sh
+	@$(T)/demo.sh $(DEMO)
 
 ## make bench       the policy comparison behind docs/benchmarks.md (instruction clock, real-time cross-check)
 bench: kernel

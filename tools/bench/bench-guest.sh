@@ -9,7 +9,9 @@
 # BENCH_RAMP (1 s), BENCH_SHIFT (10 s to the first delay move of shifting,
 # each next spacing 0.1 s longer), BENCH_MOVES (2; rounded up to even, so
 # that shifting ends as it started), BENCH_IODEPTH
-# (per job of the 4 KiB scenarios), BENCH_SCENARIOS, BENCH_POLICIES.  Per
+# (per job of the 4 KiB scenarios), BENCH_LOCAL (see below), BENCH_FLOORS (0: no scenario runs
+# longer than BENCH_RUNTIME, see scen_min_s), BENCH_SCENARIOS,
+# BENCH_POLICIES.  Per
 # run, in $BENCH_OUT/SCENARIO/: rROUND-POLICY.json (fio), .stat (per path
 # "IOS SECTORS" before, then after), .win (two "TIME_US IDLE_CS IOS" lines
 # inside the run, 1 s after the ramp and about 1 s before the end, counted
@@ -43,8 +45,17 @@ done
 scen_list=${BENCH_SCENARIOS:-symmetric asym2 asym20 asym20-first fabric shifting bwlimit mixed bssplit qd1-slow-first qd1-write qd1-fsync three-paths four-paths eight-paths two-namespaces tiobench overhead}
 want=${BENCH_POLICIES:-numa round-robin queue-depth latency oracle}
 mkdir -p "$out"
-progress() { echo "$*" >> "$out/progress"; echo "# $*"; }
-fail() { progress "FAILED: $*"; exit 1; }
+# BENCH_LOCAL=1: the results stay in the guest's memory until the runs
+# end, then go to BENCH_OUT (on the instruction clock each write to the 9p
+# share lets the guest clock jump by whatever the host takes to serve it,
+# so a run that writes its samples there differs from one boot to the
+# next); the progress lines still go there, between runs.
+share=$out
+[ "${BENCH_LOCAL:-}" != 1 ] || out=$(mktemp -d /tmp/bench.XXXX)
+progress() { echo "$*" >> "$share/progress"; echo "# $*"; }
+# keep: the results gathered, in the share
+keep() { [ "$out" = "$share" ] || cp -a "$out/." "$share/"; }
+fail() { progress "FAILED: $*"; keep; exit 1; }
 
 # Delays.  On the instruction clock (run.sh -d) a loop path takes about
 # 12 us and a tcp path about 40 us per 4 KiB read, as NVMe-oF hardware
@@ -310,6 +321,7 @@ scen_runtime() {
 		echo $(($(shifting_s) + 3))
 	else
 		m=$(scen_min_s "$1")
+		[ "${BENCH_FLOORS:-1}" != 0 ] || m=0
 		echo $((rt > m ? rt : m))
 	fi
 }
@@ -424,4 +436,5 @@ for s in "${scens[@]}"; do
 	done
 	nvlat_teardown || fail "teardown after $s"
 done
+keep || fail "cannot copy the results to $share"
 progress "guest done"

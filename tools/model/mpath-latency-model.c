@@ -321,7 +321,6 @@ static int model_price_head(struct model *m, int ns, unsigned int key,
 			    unsigned long now)
 {
 	int probes = 0;
-	bool borrow = (key + 1) % BLK_CLAT_NR_CLASSES;
 	struct nvme_lat_band b = { };
 	struct nvme_lat *lat;
 	int i;
@@ -333,7 +332,7 @@ static int model_price_head(struct model *m, int ns, unsigned int key,
 		nvme_lat_band_add(&b, &lat->in);
 	}
 	for (i = 0; i < m->sc->nr_paths; i++)
-		probes += nvme_lat_price_path(m->lat[ns][i], &b, key, borrow);
+		probes += nvme_lat_price_path(m->lat[ns][i], &b, key);
 	return probes;
 }
 
@@ -357,9 +356,8 @@ static void model_lat_timer(struct model *m, int ns, unsigned long now)
 					   now);
 		busy |= inflight != 0;
 	}
-	/* from the largest size class down, for the borrowing */
 	m->lat_probes[ns] = 0;
-	for (key = nr_node_ids * BLK_CLAT_KEYS_PER_NODE; key--; )
+	for (key = 0; key < nr_node_ids * BLK_CLAT_KEYS_PER_NODE; key++)
 		m->lat_probes[ns] += model_price_head(m, ns, key, now);
 	if (busy) {
 		m->timer_expires[ns] = now + win;

@@ -229,37 +229,25 @@ VISIBLE_IF_KUNIT bool nvme_lat_publish(struct nvme_lat_slot *s, u64 price,
 EXPORT_SYMBOL_IF_KUNIT(nvme_lat_publish);
 
 /*
- * Publish @lat's price for @key against the band @b, whose inputs are in
- * lat->in; with @borrow and no estimate in @b, the next larger class's
- * price.  Returns true if a probe is pending.
+ * Publish @lat's price for @key against the band @b, its inputs in lat->in.
+ * Returns true if a probe is pending.
  */
 VISIBLE_IF_KUNIT bool nvme_lat_price_path(struct nvme_lat *lat,
 					  const struct nvme_lat_band *b,
-					  unsigned int key, bool borrow)
+					  unsigned int key)
 {
 	struct nvme_lat_slot *s = &lat->slot[key];
-	u64 price;
 
-	if (!b->min_ns && borrow)
-		price = READ_ONCE(lat->slot[key + 1].price);
-	else
-		price = nvme_lat_price(b, &lat->in);
-	return nvme_lat_publish(s, price & ~NVME_LAT_PROBE,
+	return nvme_lat_publish(s, nvme_lat_price(b, &lat->in),
 				nvme_lat_probe(s, &lat->in, b));
 }
 EXPORT_SYMBOL_IF_KUNIT(nvme_lat_price_path);
 
-/*
- * Price every path of @head for @key, under head->srcu.  Where no path has
- * an estimate for @key's size class, which happens when the path queues
- * merge such I/O into larger requests, the next larger class's prices
- * stand in for it.
- */
+/* Price every path of @head for @key, under head->srcu. */
 static int nvme_lat_price_head(struct nvme_ns_head *head, unsigned int key,
 			       unsigned long now)
 {
 	int probes = 0;
-	bool borrow = (key + 1) % BLK_CLAT_NR_CLASSES;
 	struct nvme_lat_band b = { };
 	struct nvme_lat *lat;
 	struct nvme_ns *ns;
@@ -277,7 +265,7 @@ static int nvme_lat_price_head(struct nvme_ns_head *head, unsigned int key,
 				 srcu_read_lock_held(&head->srcu)) {
 		lat = srcu_dereference(ns->lat, &head->srcu);
 		if (lat)
-			probes += nvme_lat_price_path(lat, &b, key, borrow);
+			probes += nvme_lat_price_path(lat, &b, key);
 	}
 	return probes;
 }
@@ -314,8 +302,7 @@ static void nvme_lat_timer(struct timer_list *t)
 		busy |= lat->inflight != 0;
 		any = true;
 	}
-	/* from the largest size class down, for the borrowing */
-	for (key = nr_node_ids * BLK_CLAT_KEYS_PER_NODE; any && key--; )
+	for (key = 0; any && key < nr_node_ids * BLK_CLAT_KEYS_PER_NODE; key++)
 		probes += nvme_lat_price_head(head, key, now);
 	srcu_read_unlock(&head->srcu, srcu_idx);
 	atomic_set(&head->lat_probes, probes);
@@ -419,7 +406,9 @@ static const char *nvme_lat_state(const struct nvme_lat *lat, unsigned int key,
 	nvme_lat_input(lat, 0, inflight, key, jiffies, &in);
 	if (in.silent)
 		return "silent";
-	return in.stale ? "stale" : "fresh";
+	if (!in.stale)
+		return "fresh";
+	return READ_ONCE(lat->slot[key].backoff) ? "backed-off" : "stale";
 }
 
 /* One node's line of nvme_lat_show(), at @at in @buf. */
@@ -455,12 +444,8 @@ static int nvme_lat_show_node(const struct nvme_lat *lat, int node,
  * @ns: the path
  * @buf: the sysfs buffer
  *
- * One line per online NUMA node: the node, the read and the write estimate
- * of the smallest size class that has one, in microseconds ("-" for none),
- * the namespace's requests in flight on the path, and the path's state for
- * 4 KiB reads: "fresh", "stale" (probed), "silent" (holds requests and has
- * answered none for longer than its estimate) or "none" (no estimator).
- * Nothing under another iopolicy.
+ * One line per online NUMA node, as Documentation/ABI/testing/sysfs-nvme
+ * describes; nothing under another iopolicy.
  *
  * Context: process context.
  * Return: the number of bytes written to @buf.

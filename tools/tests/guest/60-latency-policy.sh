@@ -61,7 +61,7 @@ lat_ok() {
 	local f
 	f=$(nvlat_lat_file "$1") || return
 	awk -v want="$online" '
-		!/^node[0-9]+ read ([0-9]+|-) write ([0-9]+|-) inflight [0-9]+ (fresh|stale|silent|none)$/ { bad = 1 }
+		!/^node[0-9]+ read ([0-9]+|-) write ([0-9]+|-) inflight [0-9]+ (fresh|stale|backed-off|silent|none)$/ { bad = 1 }
 		NR > 1 && $7 != inflight { bad = 1 }
 		{ inflight = $7; nodes = nodes (NR > 1 ? " " : "") substr($1, 5) }
 		END { exit bad || nodes != want }' "$f"

@@ -56,7 +56,7 @@ tap_ok "both paths have an estimator" nvlat_wait 5 eval 'nvlat_clat_attached 1 &
 shown() {
 	local id
 	for id in 1 2; do
-		case "$(nvlat_lat_field "$id" state)" in fresh | stale | silent) ;; *) return 1 ;; esac
+		case "$(nvlat_lat_field "$id" state)" in fresh | stale | backed-off | silent) ;; *) return 1 ;; esac
 	done
 }
 tap_ok "both paths' latency files show their estimators" nvlat_wait 5 shown

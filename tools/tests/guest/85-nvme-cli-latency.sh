@@ -11,7 +11,9 @@
 # the node, whether there is a read and a write estimate, and the state
 # (the values may move, and an estimate turns stale 200 ms after its last
 # sample).  Under queue-depth the file is empty and nvme prints no latency
-# line and no "Latency" array, but still both paths.
+# line and no "Latency" array, but still both paths.  Back under latency,
+# a path 2 ms farther than the other shows backed-off under reads at
+# iodepth 1, and a black-holed path silent.
 #
 # NVLAT_NVME_CLI: the patched binary; by default $CACHE/nvme-cli/nvme of
 # the host (NVLAT_CACHE, else the cache the run directory is in, else
@@ -36,7 +38,7 @@ if [ -z "$nvme" ]; then
 	exit 0
 fi
 
-tap_plan 11
+tap_plan 13
 nvlat_setup tcp tcp || tap_bail "setup failed"
 trap nvlat_teardown EXIT
 tmp=$(nvlat_tmpdir nvme-cli)
@@ -98,7 +100,7 @@ lat_match() {
 		}
 		FILENAME == ARGV[1] { b[FNR] = norm($0); nb = FNR; next }
 		FILENAME == ARGV[2] { a[FNR] = norm($0); na = FNR; next }
-		!/^node[0-9]+ read ([0-9]+|-) write ([0-9]+|-) inflight [0-9]+ (fresh|stale|silent|none)$/ { bad = 1 }
+		!/^node[0-9]+ read ([0-9]+|-) write ([0-9]+|-) inflight [0-9]+ (fresh|stale|backed-off|silent|none)$/ { bad = 1 }
 		{ n = norm($0); ng = FNR }
 		n != b[FNR] && n != a[FNR] { bad = 1 }
 		END { exit bad || !ng || ng != nb || ng != na }' "$2" "$3" "$1"
@@ -171,6 +173,31 @@ rc=$?
 	[ "$(for id in $ids; do json_lat "$tmp/qdj.out" "$(nvlat_ctrl "$id")"; done | paste -sd ' ')" = "none none" ]
 tap_result $? "under queue-depth -o json has both paths and no \"Latency\" array"
 
+# --- a slower path shows as backed off --------------------------------------
+# Under latency with one read at a time from CPU 0, path 2 2 ms farther
+# (netem delay): it leaves the band, its probes find it outside and come
+# at intervals that double, and between them nvme must show it
+# backed-off on node 0.
+tap_ok "iopolicy latency accepted again" nvlat_iopolicy_set latency
+c2=$(nvlat_ctrl 2)
+nvlat_netem_set "$(nvlat_tcp_port 2)" delay 2ms || tap_diag "netem failed"
+fio --name=bo --filename="/dev/$NVLAT_HEAD" --ioengine=libaio --direct=1 \
+	--rw=randread --bs=4k --iodepth=1 --cpus_allowed=0 --time_based \
+	--runtime=60 > /dev/null 2>&1 &
+fio=$!
+backed() {
+	"$nvme" show-topology 2> /dev/null > "$tmp/bo.out" &&
+		text_lat "$tmp/bo.out" "$c2" | grep -q '^node0 .* backed-off$'
+}
+nvlat_wait 10 backed
+rc=$?
+tap_diag "path 2 ($c2), 2 ms farther, under reads at iodepth 1:"
+text_lat "$tmp/bo.out" "$c2" | sed 's/^/#   latency /'
+kill -KILL "$fio" 2> /dev/null
+wait "$fio" 2> /dev/null
+nvlat_netem_del "$(nvlat_tcp_port 2)"
+tap_result "$rc" "a path 2 ms farther shows as backed-off in nvme show-topology"
+
 # --- a black-holed path shows as silent ----------------------------------------
 # Under latency with reads at iodepth 16 on both paths, path 2's port is
 # black-holed (netem loss 100%): its requests stop completing, and once
@@ -178,12 +205,10 @@ tap_result $? "under queue-depth -o json has both paths and no \"Latency\" array
 # it silent.  Bound: 15 s, before nvme-tcp's I/O timeout (30 s) fails the
 # requests over; under TCG beside a make check it took 8.7 s, most of it
 # in the nvme runs of the loop.
-nvlat_iopolicy_set latency || tap_diag "iopolicy latency refused"
 fio --name=bh --filename="/dev/$NVLAT_HEAD" --ioengine=libaio --direct=1 \
 	--rw=randread --bs=4k --iodepth=16 --time_based --runtime=60 > /dev/null 2>&1 &
 fio=$!
 sleep 2
-c2=$(nvlat_ctrl 2)
 nvlat_netem_set "$(nvlat_tcp_port 2)" loss 100% || tap_diag "netem failed"
 t0=$(date +%s%N)
 silent() { "$nvme" show-topology 2> /dev/null > "$tmp/bh.out" && text_lat "$tmp/bh.out" "$c2" | grep -q ' silent$'; }
