@@ -145,6 +145,16 @@ static void lat_test_probe(struct kunit *test)
 		gap = min(gap * 2, 16);
 	}
 	KUNIT_EXPECT_EQ(test, last, 47);
+	/* a probed path is fresh for 4 windows; they count towards the gap */
+	for (i = 1, last = 0; i <= 32; i++) {
+		in.stale = i - last > 4;
+		if (!nvme_lat_probe(&s, &in, &b))
+			continue;
+		KUNIT_EXPECT_EQ_MSG(test, i - last, 16, "probe at window %d", i);
+		last = i;
+	}
+	KUNIT_EXPECT_EQ(test, last, 32);
+	in.stale = true;
 	/* in the band again: at once */
 	in.lat_ns = US(110);
 	KUNIT_EXPECT_TRUE(test, nvme_lat_probe(&s, &in, &b));

@@ -194,13 +194,13 @@ VISIBLE_IF_KUNIT bool nvme_lat_probe(struct nvme_lat_slot *s,
 		s->backoff = 0;
 		s->wait = 0;
 	}
-	if (!b->fresh || !in->stale || in->silent || in->tier != b->tier ||
-	    in->tier == NVME_LAT_UNUSABLE)
-		return false;
 	if (s->wait) {
 		s->wait--;
 		return false;
 	}
+	if (!b->fresh || !in->stale || in->silent || in->tier != b->tier ||
+	    in->tier == NVME_LAT_UNUSABLE)
+		return false;
 	s->wait = (1 << s->backoff) - 1;
 	s->band_ns = min(b->band_ns, U32_MAX);
 	if (outside && s->backoff < NVME_LAT_MAX_BACKOFF)
