@@ -16,11 +16,11 @@
 #
 # Prints a table (IOPS and its ratio to the oracle, p99, the share of I/O
 # per path) and writes demo.png beside it: the ratios, and the share of
-# path 1 over time in the congested run.  About 13 minutes once the kernel
+# path 1 over time in the congested run.  About 15 minutes once the kernel
 # is built (one host CPU).  The guest's clock does not see host load, but
 # its root is the host's over 9p, whose waits move it slightly: from one
-# run to the next the ratios differ by up to 0.006, so the table gives
-# them to two decimals.
+# run to the next the ratios differ by up to 0.007, so the table gives
+# them to two decimals (docs/development.md, make demo).
 #
 #   tools/demo.sh [--realtime] [-t guest_timeout_s]
 #
