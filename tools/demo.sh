@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # The demo behind 'make demo'.  One boot of the test kernel on the
 # instruction clock (tools/vm/run.sh -d: the guest's time is instructions,
-# so the figures are the same on every run and every host), where a loop
+# so host load does not move the figures), where a loop
 # path takes about 12 us and a tcp path about 40 us per 4 KiB read, as
 # NVMe-oF hardware does.  Three topologies of tools/bench/bench-guest.sh,
 # each under numa, round-robin, queue-depth, latency and the oracle (numa
@@ -131,7 +131,7 @@ grep -qx latency "$res/symmetric/policies" ||
 awk -F'\t' '$20 > 0 { print "fio errors in " $1 " under " $3; bad = 1 } END { exit bad }' \
 	"$rundir/rows.tsv" || die "fio reported errors; see $res"
 table=$rundir/demo.txt
-awk -F'\t' -v order="$scens" '
+awk -F'\t' -v order="$scens" -v ratios="$rundir/ratio.dat" '
 	BEGIN {
 		n = split(order, sc, " ")
 		split("numa round-robin queue-depth latency oracle", pol, " ")
@@ -143,6 +143,8 @@ awk -F'\t' -v order="$scens" '
 	END {
 		printf "%-11s %-12s %8s %9s %8s %7s %7s\n", "topology", "iopolicy",
 			"IOPS", "x oracle", "p99 us", "path 1", "path 2"
+		# the ratios for the plot: a row per topology, a column per policy
+		print "topology numa round-robin queue-depth latency" > ratios
 		for (i = 1; i <= n; i++) {
 			s = sc[i]
 			for (j = 1; j <= 5; j++) {
@@ -155,29 +157,19 @@ awk -F'\t' -v order="$scens" '
 				printf "%-11s %-12s %8.0f %9." (r < 0.1 ? 3 : 2) "f %8.0f %6.0f%% %6.0f%%\n",
 					t, p, iops[s, p], r, p99[s, p], s1[s, p], s2[s, p]
 			}
+			printf "%s", name[s] > ratios
+			for (j = 1; j <= 4; j++)
+				printf " %.3f", iops[s, pol[j]] / iops[s, "oracle"] > ratios
+			print "" > ratios
 		}
 	}' "$rundir/rows.tsv" > "$table"
 
-# the plot: ratios per topology, and path 1's share over the congested run
-awk -F'\t' -v order="$scens" '
-	BEGIN { n = split(order, sc, " "); split("numa round-robin queue-depth latency", pol, " ")
-		print "topology numa round-robin queue-depth latency" }
-	{ iops[$1, $3] = $4 }
-	END { for (i = 1; i <= n; i++) {
-		printf "%s", sc[i]
-		for (j = 1; j <= 4; j++) printf " %.3f", iops[sc[i], pol[j]] / iops[sc[i], "oracle"]
-		printf "\n" } }' "$rundir/rows.tsv" |
-	sed 's/^symmetric/equal/; s/^qd1-slow-first/slow-first/; s/^shifting/congested/' > "$rundir/ratio.dat"
+# the plot: the ratios, and path 1's share over the congested run
 for p in numa round-robin queue-depth latency oracle; do
 	f=$res/shifting/r1-$p.samples
 	[ -s "$f" ] || continue
 	printf '"%s"\n' "$p"
-	awk '{ t = $1; a = $2; b = $3
-		if (NR == 1 || t >= t0 + 0.25) {
-			if (NR > 1 && a + b - a0 - b0 > 0)
-				printf "%.2f %.1f\n", (t + t0) / 2, 100 * (a - a0) / (a + b - a0 - b0)
-			t0 = t; a0 = a; b0 = b
-		} }' "$f"
+	share_steps "$f" 0.25
 	printf '\n\n'
 done > "$rundir/share.dat"
 moves=$(awk '{ printf "%s%.1f", sep, $1; sep = "," }' "$res/shifting/r1-latency.moves")

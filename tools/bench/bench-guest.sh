@@ -9,9 +9,9 @@
 # BENCH_RAMP (1 s), BENCH_SHIFT (10 s to the first delay move of shifting,
 # each next spacing 0.1 s longer), BENCH_MOVES (2; rounded up to even, so
 # that shifting ends as it started), BENCH_IODEPTH
-# (per job of the 4 KiB scenarios), BENCH_LOCAL (see below), BENCH_FLOORS (0: no scenario runs
-# longer than BENCH_RUNTIME, see scen_min_s), BENCH_SCENARIOS,
-# BENCH_POLICIES.  Per
+# (per job of the 4 KiB scenarios), BENCH_LOCAL (see below), BENCH_FLOORS
+# (0: no scenario runs longer than BENCH_RUNTIME, see scen_min_s),
+# BENCH_SCENARIOS, BENCH_POLICIES.  Per
 # run, in $BENCH_OUT/SCENARIO/: rROUND-POLICY.json (fio), .stat (per path
 # "IOS SECTORS" before, then after), .win (two "TIME_US IDLE_CS IOS" lines
 # inside the run, 1 s after the ramp and about 1 s before the end, counted

@@ -24,6 +24,18 @@ follow() {
 	done
 }
 
+# share_steps SAMPLES STEP_S: from nvlat_sample_ios's SAMPLES, "TIME
+# PERCENT" per step of STEP_S seconds: the step's midpoint and path 1's
+# share of the I/Os paths 1 and 2 completed in it.
+share_steps() {
+	awk -v step="$2" '{ t = $1; a = $2; b = $3
+		if (NR == 1 || t >= t0 + step) {
+			if (NR > 1 && a + b - a0 - b0 > 0)
+				printf "%.2f %.1f\n", (t + t0) / 2, 100 * (a - a0) / (a + b - a0 - b0)
+			t0 = t; a0 = a; b0 = b
+		} }' "$1"
+}
+
 # shifting_move_us K SHIFT_S MOVES: microseconds from the start of
 # `shifting`'s sampling to its K-th delay move (K = MOVES + 1: to the end
 # of sampling).  The first comes after SHIFT_S s and each spacing is 0.1 s

@@ -427,12 +427,7 @@ share_plot() {
 	for p in "${POLS[@]}"; do
 		f=$res/main/results/$s/r1-$p.samples
 		[ -s "$f" ] || continue
-		pts=$(awk '{ t = $1; a = $2; b = $3
-			if (NR == 1 || t >= t0 + 0.5) {
-				if (NR > 1 && a + b - a0 - b0 > 0)
-					printf "%.2f %.1f\n", (t + t0) / 2, 100 * (a - a0) / (a + b - a0 - b0)
-				t0 = t; a0 = a; b0 = b
-			} }' "$f")
+		pts=$(share_steps "$f" 0.5)
 		[ "$(printf '%s\n' "$pts" | grep -c .)" -ge 2 ] || continue
 		printf '"%s"\n%s\n\n\n' "$p" "$pts"
 		n=$((n + 1))
