@@ -4,6 +4,7 @@
  */
 #include <kunit/test.h>
 #include <kunit/visibility.h>
+#include <linux/bio.h>
 #include <linux/blk-clat.h>
 #include <linux/blk-mq.h>
 #include <linux/nodemask.h>
@@ -45,6 +46,17 @@ static void blk_clat_test_ewma(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, blk_clat_ewma(1000000, 10, U32_MAX), 10);
 }
 
+/* A completion on CPU 0 that took @lat_ns, as blk_clat_done() takes it */
+static void blk_clat_test_done(struct blk_clat *clat, bool write, u32 bytes,
+			       u64 lat_ns)
+{
+	unsigned int key = blk_clat_key(0, write, bytes);
+	unsigned int weight = blk_clat_weight(clat, 0, key);
+
+	if (weight)
+		blk_clat_add(clat, 0, key, lat_ns, weight);
+}
+
 /* @a is @b within @tol */
 static bool blk_clat_test_near(u64 a, u64 b, u64 tol)
 {
@@ -70,9 +82,9 @@ static void blk_clat_test_fold(struct kunit *test)
 
 	est = blk_clat_read(clat, rd);
 	KUNIT_EXPECT_EQ(test, est.lat_ns, 0);
-	blk_clat_add_sample(clat, 0, false, SZ_4K, 100 * NSEC_PER_USEC);
-	blk_clat_add_sample(clat, 0, false, SZ_4K, 300 * NSEC_PER_USEC);
-	blk_clat_add_sample(clat, 0, true, SZ_4K, 1 * NSEC_PER_MSEC);
+	blk_clat_test_done(clat, false, SZ_4K, 100 * NSEC_PER_USEC);
+	blk_clat_test_done(clat, false, SZ_4K, 300 * NSEC_PER_USEC);
+	blk_clat_test_done(clat, true, SZ_4K, 1 * NSEC_PER_MSEC);
 	/* the busy time: 1.4 ms, rounded to 128 ns per sample */
 	KUNIT_EXPECT_TRUE(test, blk_clat_test_near(blk_clat_fold(clat, 1),
 						   1400 * NSEC_PER_USEC, 3 * 128));
@@ -93,7 +105,7 @@ static void blk_clat_test_fold(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, est.age, 3);
 
 	/* aged 3 windows, then one with 1 ms: (3/4)^4 of the old is left */
-	blk_clat_add_sample(clat, 0, false, SZ_4K, NSEC_PER_MSEC);
+	blk_clat_test_done(clat, false, SZ_4K, NSEC_PER_MSEC);
 	blk_clat_fold(clat, 1);
 	est = blk_clat_read(clat, rd);
 	KUNIT_EXPECT_TRUE(test, blk_clat_test_near(est.lat_ns,
@@ -110,12 +122,42 @@ static void blk_clat_test_overflow(struct kunit *test)
 	int i;
 
 	for (i = 0; i < 1000; i++)
-		blk_clat_add_sample(clat, 0, false, SZ_4K, U64_MAX);
+		blk_clat_test_done(clat, false, SZ_4K, U64_MAX);
 	KUNIT_EXPECT_GT(test, blk_clat_fold(clat, 1), 4000ULL * NSEC_PER_SEC);
 	KUNIT_EXPECT_GE(test, blk_clat_read(clat, key).lat_ns, U32_MAX - 128);
-	blk_clat_add_sample(clat, 0, false, SZ_4K, 0);
+	blk_clat_test_done(clat, false, SZ_4K, 0);
 	blk_clat_fold(clat, 500);
 	KUNIT_EXPECT_GT(test, blk_clat_read(clat, key).lat_ns, 0);
+	blk_clat_free(clat);
+}
+
+/*
+ * Past 16 samples of a kind in a window, the 8th, 16th, ... completion is
+ * a sample and weighs 8; the next window takes 16 again.
+ */
+static void blk_clat_test_thin(struct kunit *test)
+{
+	struct blk_clat *clat = blk_clat_test_alloc(test);
+	unsigned int key = blk_clat_key(cpu_to_node(0), false, SZ_4K);
+	u64 lat_ns;
+	int i;
+
+	/* the completions past 16 count on the CPU that completes them */
+	migrate_disable();
+	for (i = 0; i < 16 + 80; i++) {
+		lat_ns = i >= 16 && i % 8 == 7 ? 1280 : 128;
+		blk_clat_test_done(clat, false, SZ_4K, lat_ns * NSEC_PER_USEC);
+	}
+	migrate_enable();
+	/* 16 of 128 us and 10 of 1280 us that weigh 8: 96 completions */
+	KUNIT_EXPECT_EQ(test, blk_clat_fold(clat, 1),
+			(16 * 128 + 80 * 1280) * NSEC_PER_USEC);
+	KUNIT_EXPECT_EQ(test, blk_clat_read(clat, key).lat_ns,
+			(16 * 128 + 80 * 1280) * NSEC_PER_USEC / 96);
+	for (i = 0; i < 16; i++)
+		blk_clat_test_done(clat, false, SZ_4K, 1280 * NSEC_PER_USEC);
+	KUNIT_EXPECT_EQ(test, blk_clat_fold(clat, 1),
+			16 * 1280 * NSEC_PER_USEC);
 	blk_clat_free(clat);
 }
 
@@ -135,7 +177,28 @@ static const struct blk_mq_ops blk_clat_test_mq_ops = {
 	.queue_rq = blk_clat_test_queue_rq,
 };
 
-/* Attach refuses a disk not added or deleted; del_gendisk() frees it. */
+/* A read through @disk, whose queue has no blk-stat accounting, is a sample. */
+static void blk_clat_test_read(struct kunit *test, struct gendisk *disk,
+			       struct blk_clat *clat)
+{
+	struct page *page = alloc_page(GFP_KERNEL);
+	struct bio *bio;
+
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	bio = bio_alloc(disk->part0, 1, REQ_OP_READ, GFP_KERNEL);
+	__bio_add_page(bio, page, SZ_4K, 0);
+	KUNIT_EXPECT_EQ(test, submit_bio_wait(bio), 0);
+	bio_put(bio);
+	__free_page(page);
+	KUNIT_EXPECT_FALSE(test, test_bit(QUEUE_FLAG_STATS,
+					  &disk->queue->queue_flags));
+	KUNIT_EXPECT_GT(test, blk_clat_fold(clat, 1), 0);
+}
+
+/*
+ * Attach refuses a disk not added or deleted; the estimator takes samples
+ * of reads; del_gendisk() frees it.
+ */
 static void blk_clat_test_attach(struct kunit *test)
 {
 	struct blk_mq_tag_set *set;
@@ -163,9 +226,10 @@ static void blk_clat_test_attach(struct kunit *test)
 		goto out;
 	}
 	clat = blk_clat_attach(disk);
-	KUNIT_EXPECT_FALSE(test, IS_ERR(clat));
-	KUNIT_EXPECT_TRUE(test, test_bit(QUEUE_FLAG_STATS,
-					 &disk->queue->queue_flags));
+	if (!IS_ERR(clat))
+		blk_clat_test_read(test, disk, clat);
+	else
+		KUNIT_FAIL(test, "attach failed: %ld", PTR_ERR(clat));
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(blk_clat_attach(disk)), -EBUSY);
 	blk_clat_detach(disk);
 	blk_clat_detach(disk);
@@ -182,6 +246,7 @@ static struct kunit_case blk_clat_test_cases[] = {
 	KUNIT_CASE(blk_clat_test_ewma),
 	KUNIT_CASE(blk_clat_test_fold),
 	KUNIT_CASE(blk_clat_test_overflow),
+	KUNIT_CASE(blk_clat_test_thin),
 	KUNIT_CASE(blk_clat_test_attach),
 	{}
 };

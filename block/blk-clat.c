@@ -3,10 +3,12 @@
  * blk-clat: per-queue completion latency estimator.
  *
  * A driver that sends each I/O to one of several queues attaches this rq_qos
- * to the queues it chooses between, while it needs the numbers.  Each
- * completed read or write is a sample: the time from its issue to its
- * completion, added to a counter of the submitting CPU for the request's
- * direction and size class.  The driver calls blk_clat_fold() once per
+ * to the queues it chooses between, while it needs the numbers.  A completed
+ * read or write is a sample: the time from the start of its I/O accounting
+ * (iostats) to its completion, added to a counter of the submitting CPU for
+ * the request's direction and size class (past 16 of a kind in a window, one
+ * in 8 weighs 8).  No clock is read at issue: a queue with iostats off gives
+ * no samples.  The driver calls blk_clat_fold() once per
  * window of its choosing; it folds the samples of each NUMA node, direction
  * and size class into an exponentially weighted moving average (EWMA), and
  * blk_clat_read() returns it.  A queue without the rq_qos runs none of this.
@@ -24,16 +26,22 @@
 #include "blk-mq.h"
 #include "blk-mq-debugfs.h"
 #include "blk-rq-qos.h"
-#include "blk-stat.h"
 
 /*
- * A per-CPU sample word counts samples in its low 20 bits and sums their
+ * A per-CPU sample word counts completions in its low 20 bits and sums their
  * latencies, in units of 2^BLK_CLAT_SUM_SHIFT ns, in the 44 above: one
  * atomic add takes a sample and one exchange takes a consistent set.  A
  * window's completions on one CPU sum to at most 2^51 ns, 26 days.
  */
 #define BLK_CLAT_NR_BITS	20
 #define BLK_CLAT_SUM_SHIFT	7
+/*
+ * Past this many samples of one kind on one CPU in a window, one completion
+ * in BLK_CLAT_THIN is a sample and weighs BLK_CLAT_THIN: the clock is read
+ * for few of them, and the sums stay those of every completion.
+ */
+#define BLK_CLAT_ALL_SAMPLES	16
+#define BLK_CLAT_THIN		8
 /* a new window's mean weighs 1/4; a step shows 90% after 8 windows */
 #define BLK_CLAT_EWMA_SHIFT	2
 /* after this many windows without samples an old estimate weighs < 1% */
@@ -41,6 +49,8 @@
 
 struct blk_clat_pcpu {
 	atomic64_t sample[BLK_CLAT_KEYS_PER_NODE];
+	/* completions past BLK_CLAT_ALL_SAMPLES, on this CPU */
+	unsigned int thin;
 };
 
 /* written by blk_clat_fold() only; readers see @est */
@@ -79,32 +89,64 @@ VISIBLE_IF_KUNIT u64 blk_clat_ewma(u64 old_ns, u64 mean_ns, unsigned int age)
 }
 EXPORT_SYMBOL_IF_KUNIT(blk_clat_ewma);
 
-VISIBLE_IF_KUNIT void blk_clat_add_sample(struct blk_clat *clat, int cpu,
-					  bool write, u32 bytes, u64 lat_ns)
+/* A completion's weight as a sample: 0 (none), 1 or BLK_CLAT_THIN */
+VISIBLE_IF_KUNIT unsigned int blk_clat_weight(struct blk_clat *clat, int cpu,
+					      unsigned int key)
 {
-	struct blk_clat_pcpu *p = per_cpu_ptr(clat->pcpu, cpu);
+	atomic64_t *sample = &per_cpu_ptr(clat->pcpu, cpu)->sample[key];
+
+	if ((atomic64_read(sample) & (BIT(BLK_CLAT_NR_BITS) - 1)) <
+	    BLK_CLAT_ALL_SAMPLES)
+		return 1;
+	return this_cpu_inc_return(clat->pcpu->thin) % BLK_CLAT_THIN ?
+		0 : BLK_CLAT_THIN;
+}
+EXPORT_SYMBOL_IF_KUNIT(blk_clat_weight);
+
+VISIBLE_IF_KUNIT void blk_clat_add(struct blk_clat *clat, int cpu,
+				   unsigned int key, u64 lat_ns,
+				   unsigned int weight)
+{
 	u64 units = DIV_ROUND_UP(clamp(lat_ns, 1, U32_MAX),
 				 BIT(BLK_CLAT_SUM_SHIFT));
 
-	atomic64_add((units << BLK_CLAT_NR_BITS) + 1,
-		     &p->sample[blk_clat_key(0, write, bytes)]);
+	atomic64_add(((units << BLK_CLAT_NR_BITS) + 1) * weight,
+		     &per_cpu_ptr(clat->pcpu, cpu)->sample[key]);
 }
-EXPORT_SYMBOL_IF_KUNIT(blk_clat_add_sample);
+EXPORT_SYMBOL_IF_KUNIT(blk_clat_add);
+
+/* The size blk-stat would take at issue, without turning it on */
+static void blk_clat_track(struct rq_qos *rqos, struct request *rq,
+			   struct bio *bio)
+{
+	rq->stats_sectors = bio_sectors(bio);
+}
+
+static void blk_clat_merge(struct rq_qos *rqos, struct request *rq,
+			   struct bio *bio)
+{
+	rq->stats_sectors += bio_sectors(bio);
+}
 
 static void blk_clat_done(struct rq_qos *rqos, struct request *rq)
 {
+	struct blk_clat *clat = rqos_to_clat(rqos);
+	int cpu = rq->mq_ctx->cpu;
+	unsigned int key, weight;
 	u64 now;
 
-	/* RQF_STATS: started while accounting was on, and not discarded */
-	if (!(rq->rq_flags & RQF_STATS) ||
+	/* RQF_IO_STAT: start_time_ns is set; no sectors: blk_clat_discard() */
+	if (!(rq->rq_flags & RQF_IO_STAT) || !blk_rq_stats_sectors(rq) ||
 	    (req_op(rq) != REQ_OP_READ && req_op(rq) != REQ_OP_WRITE))
 		return;
+	key = blk_clat_key(0, op_is_write(req_op(rq)),
+			   blk_rq_stats_sectors(rq) << SECTOR_SHIFT);
+	weight = blk_clat_weight(clat, cpu, key);
+	if (!weight)
+		return;
 	now = blk_time_get_ns();
-	if (now > rq->io_start_time_ns)
-		blk_clat_add_sample(rqos_to_clat(rqos), rq->mq_ctx->cpu,
-				    op_is_write(req_op(rq)),
-				    blk_rq_stats_sectors(rq) << SECTOR_SHIFT,
-				    now - rq->io_start_time_ns);
+	if (now > rq->start_time_ns)
+		blk_clat_add(clat, cpu, key, now - rq->start_time_ns, weight);
 }
 
 /* Take every CPU's samples into the pending sums of its node's buckets. */
@@ -218,7 +260,6 @@ EXPORT_SYMBOL_IF_KUNIT(blk_clat_free);
 
 static void blk_clat_exit(struct rq_qos *rqos)
 {
-	blk_stat_disable_accounting(rqos->disk->queue);
 	blk_clat_free(rqos_to_clat(rqos));
 }
 
@@ -249,6 +290,8 @@ static const struct blk_mq_debugfs_attr blk_clat_debugfs_attrs[] = {
 #endif
 
 static const struct rq_qos_ops blk_clat_rqos_ops = {
+	.track = blk_clat_track,
+	.merge = blk_clat_merge,
 	.done = blk_clat_done,
 	.exit = blk_clat_exit,
 #ifdef CONFIG_BLK_DEBUG_FS
@@ -281,13 +324,9 @@ struct blk_clat *blk_clat_attach(struct gendisk *disk)
 	mutex_lock(&q->rq_qos_mutex);
 	/* del_gendisk() marks the disk dead before its rq_qos_exit() */
 	if (test_bit(GD_ADDED, &disk->state) &&
-	    !test_bit(GD_DEAD, &disk->state)) {
-		blk_stat_enable_accounting(q);
+	    !test_bit(GD_DEAD, &disk->state))
 		ret = rq_qos_add(&clat->rqos, disk, RQ_QOS_CLAT,
 				 &blk_clat_rqos_ops);
-		if (ret)
-			blk_stat_disable_accounting(q);
-	}
 	mutex_unlock(&q->rq_qos_mutex);
 	if (ret) {
 		blk_clat_free(clat);

@@ -7,6 +7,7 @@
 #define _LINUX_BLK_CLAT_H
 
 #include <linux/bitops.h>
+#include <linux/blk-mq.h>
 #include <linux/minmax.h>
 #include <linux/sizes.h>
 #include <linux/types.h>
@@ -46,6 +47,17 @@ struct blk_clat_est {
 	u32 age;
 };
 
+/**
+ * blk_clat_discard - take no latency sample of a request
+ * @rq: a request that failed, or whose I/O goes to another queue
+ *
+ * Context: any, before the request completes.
+ */
+static inline void blk_clat_discard(struct request *rq)
+{
+	rq->stats_sectors = 0;
+}
+
 struct blk_clat *blk_clat_attach(struct gendisk *disk);
 void blk_clat_detach(struct gendisk *disk);
 u64 blk_clat_fold(struct blk_clat *clat, unsigned int windows);
@@ -55,8 +67,9 @@ struct blk_clat_est blk_clat_read(const struct blk_clat *clat,
 u64 blk_clat_ewma(u64 old_ns, u64 mean_ns, unsigned int age);
 struct blk_clat *blk_clat_alloc(void);
 void blk_clat_free(struct blk_clat *clat);
-void blk_clat_add_sample(struct blk_clat *clat, int cpu, bool write,
-			 u32 bytes, u64 lat_ns);
+unsigned int blk_clat_weight(struct blk_clat *clat, int cpu, unsigned int key);
+void blk_clat_add(struct blk_clat *clat, int cpu, unsigned int key, u64 lat_ns,
+		  unsigned int weight);
 #endif
 
 #endif /* _LINUX_BLK_CLAT_H */

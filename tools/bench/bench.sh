@@ -119,6 +119,8 @@ cp -p "$kernel" "$out/bzImage"
 given=$kernel
 kernel=$out/bzImage
 [ -z "$cost" ] || cp -p "$ckernel" "$out/bzImage-cost"
+[ -z "$base" ] || cp -p "$base" "$out/bzImage-base"
+[ -z "$distro" ] || cp -p "$distro" "$out/bzImage-distro"
 cmdline="tools/bench/bench.sh${quick:+ --quick} --boots $boots --rounds $rounds --runtime $runtime"
 [ -z "$iodepth" ] || cmdline="$cmdline --iodepth $iodepth"
 [ -z "$scens" ] || cmdline="$cmdline --scenarios $(printf %q "$scens")"
@@ -250,8 +252,6 @@ fi
 if [ -n "$cost" ]; then
 	# deterministic clock, one vCPU; boot-to-boot variation is part of the
 	# spread: per round a boot of each kernel
-	[ -z "$base" ] || cp -p "$base" "$out/bzImage-base"
-	[ -z "$distro" ] || cp -p "$distro" "$out/bzImage-distro"
 	for r in $(seq "$boots"); do
 		boot "cost (-icount, 1 vCPU), patched kernel, boot $r of $boots" "$out/patched/$r" \
 			"$out/bzImage-cost" $((cost_est * 3)) -d -c1 BENCH_ROUNDS=1 \
