@@ -46,17 +46,6 @@ static void blk_clat_test_ewma(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, blk_clat_ewma(1000000, 10, U32_MAX), 10);
 }
 
-/* A completion on CPU 0 that took @lat_ns, as blk_clat_done() takes it */
-static void blk_clat_test_done(struct blk_clat *clat, bool write, u32 bytes,
-			       u64 lat_ns)
-{
-	unsigned int key = blk_clat_key(0, write, bytes);
-	unsigned int weight = blk_clat_weight(clat, 0, key);
-
-	if (weight)
-		blk_clat_add(clat, 0, key, lat_ns, weight);
-}
-
 /* @a is @b within @tol */
 static bool blk_clat_test_near(u64 a, u64 b, u64 tol)
 {
@@ -82,9 +71,9 @@ static void blk_clat_test_fold(struct kunit *test)
 
 	est = blk_clat_read(clat, rd);
 	KUNIT_EXPECT_EQ(test, est.lat_ns, 0);
-	blk_clat_test_done(clat, false, SZ_4K, 100 * NSEC_PER_USEC);
-	blk_clat_test_done(clat, false, SZ_4K, 300 * NSEC_PER_USEC);
-	blk_clat_test_done(clat, true, SZ_4K, 1 * NSEC_PER_MSEC);
+	blk_clat_add_sample(clat, 0, false, SZ_4K, 100 * NSEC_PER_USEC);
+	blk_clat_add_sample(clat, 0, false, SZ_4K, 300 * NSEC_PER_USEC);
+	blk_clat_add_sample(clat, 0, true, SZ_4K, 1 * NSEC_PER_MSEC);
 	/* the busy time: 1.4 ms, rounded to 128 ns per sample */
 	KUNIT_EXPECT_TRUE(test, blk_clat_test_near(blk_clat_fold(clat, 1),
 						   1400 * NSEC_PER_USEC, 3 * 128));
@@ -105,7 +94,7 @@ static void blk_clat_test_fold(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, est.age, 3);
 
 	/* aged 3 windows, then one with 1 ms: (3/4)^4 of the old is left */
-	blk_clat_test_done(clat, false, SZ_4K, NSEC_PER_MSEC);
+	blk_clat_add_sample(clat, 0, false, SZ_4K, NSEC_PER_MSEC);
 	blk_clat_fold(clat, 1);
 	est = blk_clat_read(clat, rd);
 	KUNIT_EXPECT_TRUE(test, blk_clat_test_near(est.lat_ns,
@@ -122,10 +111,10 @@ static void blk_clat_test_overflow(struct kunit *test)
 	int i;
 
 	for (i = 0; i < 1000; i++)
-		blk_clat_test_done(clat, false, SZ_4K, U64_MAX);
+		blk_clat_add_sample(clat, 0, false, SZ_4K, U64_MAX);
 	KUNIT_EXPECT_GT(test, blk_clat_fold(clat, 1), 4000ULL * NSEC_PER_SEC);
 	KUNIT_EXPECT_GE(test, blk_clat_read(clat, key).lat_ns, U32_MAX - 128);
-	blk_clat_test_done(clat, false, SZ_4K, 0);
+	blk_clat_add_sample(clat, 0, false, SZ_4K, 0);
 	blk_clat_fold(clat, 500);
 	KUNIT_EXPECT_GT(test, blk_clat_read(clat, key).lat_ns, 0);
 	blk_clat_free(clat);
@@ -146,7 +135,8 @@ static void blk_clat_test_thin(struct kunit *test)
 	migrate_disable();
 	for (i = 0; i < 16 + 80; i++) {
 		lat_ns = i >= 16 && i % 8 == 7 ? 1280 : 128;
-		blk_clat_test_done(clat, false, SZ_4K, lat_ns * NSEC_PER_USEC);
+		blk_clat_add_sample(clat, 0, false, SZ_4K,
+				    lat_ns * NSEC_PER_USEC);
 	}
 	migrate_enable();
 	/* 16 of 128 us and 10 of 1280 us that weigh 8: 96 completions */
@@ -155,7 +145,8 @@ static void blk_clat_test_thin(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, blk_clat_read(clat, key).lat_ns,
 			(16 * 128 + 80 * 1280) * NSEC_PER_USEC / 96);
 	for (i = 0; i < 16; i++)
-		blk_clat_test_done(clat, false, SZ_4K, 1280 * NSEC_PER_USEC);
+		blk_clat_add_sample(clat, 0, false, SZ_4K,
+				    1280 * NSEC_PER_USEC);
 	KUNIT_EXPECT_EQ(test, blk_clat_fold(clat, 1),
 			16 * 1280 * NSEC_PER_USEC);
 	blk_clat_free(clat);

@@ -70,6 +70,17 @@ void blk_clat_free(struct blk_clat *clat);
 unsigned int blk_clat_weight(struct blk_clat *clat, int cpu, unsigned int key);
 void blk_clat_add(struct blk_clat *clat, int cpu, unsigned int key, u64 lat_ns,
 		  unsigned int weight);
+
+/* A completion on @cpu that took @lat_ns, as blk_clat_done() takes it */
+static inline void blk_clat_add_sample(struct blk_clat *clat, int cpu,
+				       bool write, u32 bytes, u64 lat_ns)
+{
+	unsigned int key = blk_clat_key(0, write, bytes);
+	unsigned int weight = blk_clat_weight(clat, cpu, key);
+
+	if (weight)
+		blk_clat_add(clat, cpu, key, lat_ns, weight);
+}
 #endif
 
 #endif /* _LINUX_BLK_CLAT_H */

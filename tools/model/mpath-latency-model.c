@@ -670,17 +670,6 @@ static void model_put(struct model *m, const struct model_event *ev)
 	m->inflight_bytes[job->ns][ev->path] -= job->bytes;
 }
 
-/* As blk_clat_done() takes a completion; every job submits from CPU 0 */
-static void model_clat_done(struct blk_clat *clat, bool write, u32 bytes,
-			    u64 lat_ns)
-{
-	unsigned int key = blk_clat_key(0, write, bytes);
-	unsigned int weight = blk_clat_weight(clat, 0, key);
-
-	if (weight)
-		blk_clat_add(clat, 0, key, lat_ns, weight);
-}
-
 static void model_complete(struct model *m, const struct model_event *ev)
 {
 	const struct model_job *job = &m->sc->job[ev->job];
@@ -691,9 +680,10 @@ static void model_complete(struct model *m, const struct model_event *ev)
 	model_put(m, ev);
 	m->w_sum_ns[ns][ev->path] += lat;
 	m->w_nr[ns][ev->path]++;
+	/* every job submits from CPU 0: blk_clat_done() */
 	if (m->policy == MODEL_LAT || m->policy == MODEL_LAT_CTRL)
-		model_clat_done(m->lat[ns][ev->path]->clat, job->write,
-				job->bytes, lat);
+		blk_clat_add_sample(m->lat[ns][ev->path]->clat, 0, job->write,
+				    job->bytes, lat);
 
 	bin = div64_u64(m->now_ns, MODEL_WIN_NS);
 	if (bin < MODEL_TRACE)
@@ -1473,7 +1463,7 @@ static void model_test_input(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, lat->in.stale);
 	/* 8 in flight for a window, 160 us each: Little's law, 1/4 weight */
 	for (i = 0; i < nr; i++)
-		model_clat_done(lat->clat, false, SZ_4K, 160000);
+		blk_clat_add_sample(lat->clat, 0, false, SZ_4K, 160000);
 	t += win;
 	KUNIT_EXPECT_TRUE(test, nvme_lat_fold_path(lat, 8, 1,
 						   jiffies_to_nsecs(win), t));
