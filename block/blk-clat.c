@@ -8,10 +8,10 @@
  * (iostats) to its completion, added to a counter of the submitting CPU for
  * the request's direction and size class (past 16 of a kind in a window, one
  * in 8 weighs 8).  No clock is read at issue: a queue with iostats off gives
- * no samples.  The driver calls blk_clat_fold() once per
- * window of its choosing; it folds the samples of each NUMA node, direction
- * and size class into an exponentially weighted moving average (EWMA), and
- * blk_clat_read() returns it.  A queue without the rq_qos runs none of this.
+ * no samples.  The driver calls blk_clat_fold() once per window of its
+ * choosing; it folds the samples of each NUMA node, direction and size class
+ * into an exponentially weighted moving average (EWMA), and blk_clat_read()
+ * returns it.  A queue without the rq_qos runs none of this.
  */
 #include <linux/blk-clat.h>
 #include <linux/blk-mq.h>
