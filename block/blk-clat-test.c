@@ -11,25 +11,6 @@
 #include <linux/sizes.h>
 #include <linux/time64.h>
 
-static void blk_clat_test_key(struct kunit *test)
-{
-	static const u32 bytes[] = { 0, 512, SZ_4K, SZ_4K + 1, SZ_16K,
-				     SZ_16K + 1, SZ_64K, SZ_64K + 1, SZ_256K,
-				     SZ_256K + 1, SZ_1G, U32_MAX };
-	static const unsigned int class[] = { 0, 0, 0, 1, 1, 2, 2, 3, 3,
-					      4, 4, 4 };
-	int i;
-
-	for (i = 0; i < ARRAY_SIZE(bytes); i++)
-		KUNIT_EXPECT_EQ_MSG(test, blk_clat_key(0, false, bytes[i]),
-				    class[i], "%u bytes", bytes[i]);
-	KUNIT_EXPECT_EQ(test, blk_clat_key(0, true, SZ_4K), BLK_CLAT_NR_CLASSES);
-	KUNIT_EXPECT_EQ(test, blk_clat_key(1, false, SZ_4K),
-			BLK_CLAT_KEYS_PER_NODE);
-	KUNIT_EXPECT_EQ(test, blk_clat_key(1, true, U32_MAX),
-			2 * BLK_CLAT_KEYS_PER_NODE - 1);
-}
-
 static void blk_clat_test_ewma(struct kunit *test)
 {
 	/* the first mean is the estimate; a constant input stays exact */
@@ -60,20 +41,19 @@ static struct blk_clat *blk_clat_test_alloc(struct kunit *test)
 	return clat;
 }
 
-/* Samples are taken per node, direction and size class, and folded. */
+/* Samples are taken per node and direction, and folded. */
 static void blk_clat_test_fold(struct kunit *test)
 {
 	struct blk_clat *clat = blk_clat_test_alloc(test);
-	unsigned int rd = blk_clat_key(cpu_to_node(0), false, SZ_4K);
-	unsigned int wr = blk_clat_key(cpu_to_node(0), true, SZ_4K);
-	unsigned int big = blk_clat_key(cpu_to_node(0), false, SZ_128K);
+	unsigned int rd = blk_clat_key(cpu_to_node(0), false);
+	unsigned int wr = blk_clat_key(cpu_to_node(0), true);
 	struct blk_clat_est est;
 
 	est = blk_clat_read(clat, rd);
 	KUNIT_EXPECT_EQ(test, est.lat_ns, 0);
-	blk_clat_add_sample(clat, 0, false, SZ_4K, 100 * NSEC_PER_USEC);
-	blk_clat_add_sample(clat, 0, false, SZ_4K, 300 * NSEC_PER_USEC);
-	blk_clat_add_sample(clat, 0, true, SZ_4K, 1 * NSEC_PER_MSEC);
+	blk_clat_add_sample(clat, 0, false, 100 * NSEC_PER_USEC);
+	blk_clat_add_sample(clat, 0, false, 300 * NSEC_PER_USEC);
+	blk_clat_add_sample(clat, 0, true, 1 * NSEC_PER_MSEC);
 	/* the busy time: 1.4 ms, rounded to 128 ns per sample */
 	KUNIT_EXPECT_TRUE(test, blk_clat_test_near(blk_clat_fold(clat, 1),
 						   1400 * NSEC_PER_USEC, 3 * 128));
@@ -84,7 +64,6 @@ static void blk_clat_test_fold(struct kunit *test)
 	est = blk_clat_read(clat, wr);
 	KUNIT_EXPECT_TRUE(test, blk_clat_test_near(est.lat_ns, NSEC_PER_MSEC,
 						   128));
-	KUNIT_EXPECT_EQ(test, blk_clat_read(clat, big).lat_ns, 0);
 
 	/* no samples: the estimate stays and ages */
 	KUNIT_EXPECT_EQ(test, blk_clat_fold(clat, 3), 0);
@@ -94,7 +73,7 @@ static void blk_clat_test_fold(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, est.age, 3);
 
 	/* aged 3 windows, then one with 1 ms: (3/4)^4 of the old is left */
-	blk_clat_add_sample(clat, 0, false, SZ_4K, NSEC_PER_MSEC);
+	blk_clat_add_sample(clat, 0, false, NSEC_PER_MSEC);
 	blk_clat_fold(clat, 1);
 	est = blk_clat_read(clat, rd);
 	KUNIT_EXPECT_TRUE(test, blk_clat_test_near(est.lat_ns,
@@ -107,14 +86,14 @@ static void blk_clat_test_fold(struct kunit *test)
 static void blk_clat_test_overflow(struct kunit *test)
 {
 	struct blk_clat *clat = blk_clat_test_alloc(test);
-	unsigned int key = blk_clat_key(cpu_to_node(0), false, SZ_4K);
+	unsigned int key = blk_clat_key(cpu_to_node(0), false);
 	int i;
 
 	for (i = 0; i < 1000; i++)
-		blk_clat_add_sample(clat, 0, false, SZ_4K, U64_MAX);
+		blk_clat_add_sample(clat, 0, false, U64_MAX);
 	KUNIT_EXPECT_GT(test, blk_clat_fold(clat, 1), 4000ULL * NSEC_PER_SEC);
 	KUNIT_EXPECT_GE(test, blk_clat_read(clat, key).lat_ns, U32_MAX - 128);
-	blk_clat_add_sample(clat, 0, false, SZ_4K, 0);
+	blk_clat_add_sample(clat, 0, false, 0);
 	blk_clat_fold(clat, 500);
 	KUNIT_EXPECT_GT(test, blk_clat_read(clat, key).lat_ns, 0);
 	blk_clat_free(clat);
@@ -127,17 +106,14 @@ static void blk_clat_test_overflow(struct kunit *test)
 static void blk_clat_test_thin(struct kunit *test)
 {
 	struct blk_clat *clat = blk_clat_test_alloc(test);
-	unsigned int key = blk_clat_key(cpu_to_node(0), false, SZ_4K);
-	u64 lat_ns;
+	unsigned int key = blk_clat_key(cpu_to_node(0), false);
 	int i;
 
 	/* the completions past 16 count on the CPU that completes them */
 	migrate_disable();
-	for (i = 0; i < 16 + 80; i++) {
-		lat_ns = i >= 16 && i % 8 == 7 ? 1280 : 128;
-		blk_clat_add_sample(clat, 0, false, SZ_4K,
-				    lat_ns * NSEC_PER_USEC);
-	}
+	for (i = 0; i < 16 + 80; i++)
+		blk_clat_add_sample(clat, 0, false,
+				    (i >= 16 && i % 8 == 7 ? 1280 : 128) * NSEC_PER_USEC);
 	migrate_enable();
 	/* 16 of 128 us and 10 of 1280 us that weigh 8: 96 completions */
 	KUNIT_EXPECT_EQ(test, blk_clat_fold(clat, 1),
@@ -145,8 +121,7 @@ static void blk_clat_test_thin(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, blk_clat_read(clat, key).lat_ns,
 			(16 * 128 + 80 * 1280) * NSEC_PER_USEC / 96);
 	for (i = 0; i < 16; i++)
-		blk_clat_add_sample(clat, 0, false, SZ_4K,
-				    1280 * NSEC_PER_USEC);
+		blk_clat_add_sample(clat, 0, false, 1280 * NSEC_PER_USEC);
 	KUNIT_EXPECT_EQ(test, blk_clat_fold(clat, 1),
 			16 * 1280 * NSEC_PER_USEC);
 	blk_clat_free(clat);
@@ -240,7 +215,6 @@ out:
 }
 
 static struct kunit_case blk_clat_test_cases[] = {
-	KUNIT_CASE(blk_clat_test_key),
 	KUNIT_CASE(blk_clat_test_ewma),
 	KUNIT_CASE(blk_clat_test_fold),
 	KUNIT_CASE(blk_clat_test_overflow),

@@ -6,12 +6,12 @@
  * to the queues it chooses between, while it needs the numbers.  A completed
  * read or write is a sample: the time from the start of its I/O accounting
  * (iostats) to its completion, added to a counter of the submitting CPU for
- * the request's direction and size class (past 16 of a kind in a window, one
- * in 8 weighs 8).  No clock is read at issue: a queue with iostats off gives
- * no samples.  The driver calls blk_clat_fold() once per window of its
- * choosing; it folds the samples of each NUMA node, direction and size class
- * into an exponentially weighted moving average (EWMA), and blk_clat_read()
- * returns it.  A queue without the rq_qos runs none of this.
+ * the request's direction (past 16 of a kind in a window, one in 8 weighs
+ * 8).  No clock is read at issue: a queue with iostats off gives no samples.
+ * The driver calls blk_clat_fold() once per window of its choosing; it folds
+ * the samples of each NUMA node and direction into an exponentially weighted
+ * moving average (EWMA), and blk_clat_read() returns it.  A queue without
+ * the rq_qos runs none of this.
  */
 #include <linux/blk-clat.h>
 #include <linux/blk-mq.h>
@@ -115,17 +115,11 @@ VISIBLE_IF_KUNIT void blk_clat_add(struct blk_clat *clat, int cpu,
 }
 EXPORT_SYMBOL_IF_KUNIT(blk_clat_add);
 
-/* The size blk-stat would take at issue, without turning it on */
+/* Marks the request as blk-stat would at issue, without turning it on */
 static void blk_clat_track(struct rq_qos *rqos, struct request *rq,
 			   struct bio *bio)
 {
 	rq->stats_sectors = bio_sectors(bio);
-}
-
-static void blk_clat_merge(struct rq_qos *rqos, struct request *rq,
-			   struct bio *bio)
-{
-	rq->stats_sectors += bio_sectors(bio);
 }
 
 static void blk_clat_done(struct rq_qos *rqos, struct request *rq)
@@ -139,8 +133,7 @@ static void blk_clat_done(struct rq_qos *rqos, struct request *rq)
 	if (!(rq->rq_flags & RQF_IO_STAT) || !blk_rq_stats_sectors(rq) ||
 	    (req_op(rq) != REQ_OP_READ && req_op(rq) != REQ_OP_WRITE))
 		return;
-	key = blk_clat_key(0, op_is_write(req_op(rq)),
-			   blk_rq_stats_sectors(rq) << SECTOR_SHIFT);
+	key = blk_clat_key(0, op_is_write(req_op(rq)));
 	weight = blk_clat_weight(clat, cpu, key);
 	if (!weight)
 		return;
@@ -264,21 +257,18 @@ static void blk_clat_exit(struct rq_qos *rqos)
 }
 
 #ifdef CONFIG_BLK_DEBUG_FS
-/* One line per estimate: node, direction, size class, estimate, age. */
+/* One line per estimate: node, direction, estimate, age. */
 static int blk_clat_estimates_show(void *data, struct seq_file *m)
 {
-	static const char *const class[BLK_CLAT_NR_CLASSES] = {
-		"4k", "16k", "64k", "256k", "large"
-	};
 	struct blk_clat *clat = rqos_to_clat(data);
 	struct blk_clat_est est;
 	unsigned int key;
 
 	for (key = 0; key < nr_node_ids * BLK_CLAT_KEYS_PER_NODE; key++) {
 		est = blk_clat_read(clat, key);
-		seq_printf(m, "%u %s %s %u %u\n", key / BLK_CLAT_KEYS_PER_NODE,
-			   str_write_read(key / BLK_CLAT_NR_CLASSES % 2),
-			   class[key % BLK_CLAT_NR_CLASSES], est.lat_ns, est.age);
+		seq_printf(m, "%u %s %u %u\n", key / BLK_CLAT_KEYS_PER_NODE,
+			   str_write_read(key % BLK_CLAT_KEYS_PER_NODE),
+			   est.lat_ns, est.age);
 	}
 	return 0;
 }
@@ -291,7 +281,6 @@ static const struct blk_mq_debugfs_attr blk_clat_debugfs_attrs[] = {
 
 static const struct rq_qos_ops blk_clat_rqos_ops = {
 	.track = blk_clat_track,
-	.merge = blk_clat_merge,
 	.done = blk_clat_done,
 	.exit = blk_clat_exit,
 #ifdef CONFIG_BLK_DEBUG_FS

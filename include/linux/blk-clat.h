@@ -6,35 +6,25 @@
 #ifndef _LINUX_BLK_CLAT_H
 #define _LINUX_BLK_CLAT_H
 
-#include <linux/bitops.h>
 #include <linux/blk-mq.h>
-#include <linux/minmax.h>
-#include <linux/sizes.h>
 #include <linux/types.h>
 
 struct gendisk;
 struct blk_clat;
 
-/* size classes: up to 4 KiB, 16 KiB, 64 KiB, 256 KiB, larger */
-#define BLK_CLAT_NR_CLASSES	5
-/* estimates per NUMA node: a read and a write one per size class */
-#define BLK_CLAT_KEYS_PER_NODE	(2 * BLK_CLAT_NR_CLASSES)
+/* estimates per NUMA node: reads and writes */
+#define BLK_CLAT_KEYS_PER_NODE	2
 
 /**
  * blk_clat_key - the estimate that describes an I/O
  * @node: NUMA node of the submitting CPU
  * @write: the I/O writes
- * @bytes: its size in bytes
  *
  * Return: an index below nr_node_ids * %BLK_CLAT_KEYS_PER_NODE.
  */
-static inline unsigned int blk_clat_key(int node, bool write, u32 bytes)
+static inline unsigned int blk_clat_key(int node, bool write)
 {
-	unsigned int class = 0;
-
-	if (bytes > SZ_4K)
-		class = min((fls(bytes - 1) - 11) / 2, BLK_CLAT_NR_CLASSES - 1);
-	return (node * 2 + write) * BLK_CLAT_NR_CLASSES + class;
+	return node * BLK_CLAT_KEYS_PER_NODE + write;
 }
 
 /**
@@ -73,9 +63,9 @@ void blk_clat_add(struct blk_clat *clat, int cpu, unsigned int key, u64 lat_ns,
 
 /* A completion on @cpu that took @lat_ns, as blk_clat_done() takes it */
 static inline void blk_clat_add_sample(struct blk_clat *clat, int cpu,
-				       bool write, u32 bytes, u64 lat_ns)
+				       bool write, u64 lat_ns)
 {
-	unsigned int key = blk_clat_key(0, write, bytes);
+	unsigned int key = blk_clat_key(0, write);
 	unsigned int weight = blk_clat_weight(clat, cpu, key);
 
 	if (weight)

@@ -423,7 +423,7 @@ static int model_choose(struct nvme_lat *const *lat, const u8 *tier,
 /* The latency iopolicy on the model: it wakes the timer, as it does. */
 static int model_latency(struct model *m, const struct model_job *job)
 {
-	unsigned int key = blk_clat_key(cpu_to_node(0), job->write, job->bytes);
+	unsigned int key = blk_clat_key(cpu_to_node(0), job->write);
 	u32 inflight[MODEL_MAX_PATHS];
 	int i, ns = job->ns;
 	bool probe;
@@ -683,7 +683,7 @@ static void model_complete(struct model *m, const struct model_event *ev)
 	/* every job submits from CPU 0: blk_clat_done() */
 	if (m->policy == MODEL_LAT || m->policy == MODEL_LAT_CTRL)
 		blk_clat_add_sample(m->lat[ns][ev->path]->clat, 0, job->write,
-				    job->bytes, lat);
+				    lat);
 
 	bin = div64_u64(m->now_ns, MODEL_WIN_NS);
 	if (bin < MODEL_TRACE)
@@ -1109,14 +1109,14 @@ static void model_test_shared_bottleneck(struct kunit *test)
 }
 
 /*
- * A new size class (64 KiB writes) on two busy paths: both are measured
- * for it within min_samples + 1 windows.  Then path 0 becomes slow, and
- * the new class follows to path 1 too.
+ * A new kind of I/O (64 KiB writes after reads) on two busy paths: both are
+ * measured for it within min_samples + 1 windows.  Then path 0 becomes
+ * slow, and the writes follow to path 1 too.
  */
-static void model_test_new_class(struct kunit *test)
+static void model_test_new_kind(struct kunit *test)
 {
 	static const struct model_scenario sc = {
-		.name = "new-class", .nr_paths = 2, .nr_ns = 1, .nr_jobs = 2,
+		.name = "new-kind", .nr_paths = 2, .nr_ns = 1, .nr_jobs = 2,
 		.path[0] = { .delay_ns = 30 * MODEL_NS,
 			     .bn = { .service_ns = 20 * MODEL_NS, .per_kib_ns = 200,
 				     .servers = 4 } },
@@ -1134,13 +1134,13 @@ static void model_test_new_class(struct kunit *test)
 	int bin, i;
 
 	model_compare(test, &sc, false, &oracle, res);
-	/* both paths carry the new class within 150 ms of its start */
+	/* both paths carry the writes within 150 ms of their start */
 	for (i = 0; i < 2; i++) {
 		for (bin = 300 / 50; bin < (300 + 150) / 50; bin++)
 			first[i] += r->trace[1][bin][i];
 		KUNIT_EXPECT_GE_MSG(test, first[i], 2ULL, "path %d", i);
 	}
-	/* after the step the new class is on the fast path: last 300 ms */
+	/* after the step the writes are on the fast path: last 300 ms */
 	for (bin = 1300 / 50; bin < 1600 / 50; bin++)
 		for (i = 0; i < 2; i++)
 			last[i] += r->trace[1][bin][i];
@@ -1453,7 +1453,7 @@ static void model_test_black_hole_new_path(struct kunit *test)
  */
 static void model_test_input(struct kunit *test)
 {
-	unsigned int key = blk_clat_key(cpu_to_node(0), false, SZ_4K);
+	unsigned int key = blk_clat_key(cpu_to_node(0), false);
 	unsigned long win = model_window(), t = 100000;
 	struct nvme_lat *lat = model_lat_alloc(test, t);
 	int i, nr = div_u64(8 * jiffies_to_nsecs(win), 160000);
@@ -1463,7 +1463,7 @@ static void model_test_input(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, lat->in.stale);
 	/* 8 in flight for a window, 160 us each: Little's law, 1/4 weight */
 	for (i = 0; i < nr; i++)
-		blk_clat_add_sample(lat->clat, 0, false, SZ_4K, 160000);
+		blk_clat_add_sample(lat->clat, 0, false, 160000);
 	t += win;
 	KUNIT_EXPECT_TRUE(test, nvme_lat_fold_path(lat, 8, 1,
 						   jiffies_to_nsecs(win), t));
@@ -1515,7 +1515,7 @@ static void model_test_input(struct kunit *test)
 static void model_test_many_paths(struct kunit *test)
 {
 	static const int counts[] = { 17, 64, 64 };
-	unsigned int key = blk_clat_key(cpu_to_node(0), false, SZ_4K);
+	unsigned int key = blk_clat_key(cpu_to_node(0), false);
 	struct nvme_lat **lat;
 	struct nvme_lat_band b;
 	int n, k, i, fast, chosen;
@@ -1577,7 +1577,7 @@ static struct kunit_case nvme_latency_model_cases[] = {
 	KUNIT_CASE(model_test_qd1_slow_first),
 	KUNIT_CASE(model_test_three_paths),
 	KUNIT_CASE(model_test_shared_bottleneck),
-	KUNIT_CASE(model_test_new_class),
+	KUNIT_CASE(model_test_new_kind),
 	KUNIT_CASE_SLOW(model_test_two_namespaces),
 	KUNIT_CASE(model_test_latency_step),
 	KUNIT_CASE(model_test_step_back),

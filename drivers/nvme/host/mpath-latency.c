@@ -4,8 +4,8 @@
  *
  * Each path queue of a head that uses the policy and has more than one path
  * carries a blk-clat estimator.  Once per window a timer per head folds the
- * estimators and prices every path for every NUMA node, direction and size
- * class (nvme_lat_price()).  Per I/O, nvme_latency_path() walks the paths as
+ * estimators and prices every path for every NUMA node and direction
+ * (nvme_lat_price()).  Per I/O, nvme_latency_path() walks the paths as
  * queue-depth does and takes the cheapest at the current in-flight counts.
  */
 #include <linux/blk-clat.h>
@@ -335,8 +335,8 @@ static bool nvme_lat_claim_probe(struct nvme_ns *ns, struct nvme_lat_slot *s,
  *	that gives no latency sample (flush, discard, write zeroes)
  *
  * Walks the paths as queue-depth does and takes, of the best ANA state, the
- * one with the lowest nvme_lat_cost() of its price for the I/O's node,
- * direction and size class at its requests in flight; the first on ties.
+ * one with the lowest nvme_lat_cost() of its price for the I/O's node and
+ * direction at its requests in flight; the first on ties.
  * Like queue-depth it stops at an idle optimized path that nothing can beat
  * (one of the band, or any while there are no estimates), unless a probe is
  * pending: a path with one for that kind of I/O takes the I/O.
@@ -355,7 +355,7 @@ struct nvme_ns *nvme_latency_path(struct nvme_ns_head *head, struct bio *bio)
 	bool write = bio && (op_is_write(bio_op(bio)) || !bytes);
 	bool sample = bytes && (bio_op(bio) == REQ_OP_READ ||
 				bio_op(bio) == REQ_OP_WRITE);
-	unsigned int key = blk_clat_key(numa_node_id(), write, bytes);
+	unsigned int key = blk_clat_key(numa_node_id(), write);
 	struct nvme_lat *lat;
 
 	if (unlikely(test_bit(NVME_LAT_IDLE, &head->lat_flags)) &&
@@ -416,14 +416,12 @@ static int nvme_lat_show_node(const struct nvme_lat *lat, int node,
 			      unsigned int inflight, char *buf, int at)
 {
 	int len = sysfs_emit_at(buf, at, "node%d", node);
-	u32 bytes, lat_ns;
+	u32 lat_ns;
 	bool write;
 
 	for (write = false; ; write = true) {
-		lat_ns = 0;
-		for (bytes = SZ_4K; lat && !lat_ns && bytes <= SZ_1M; bytes *= 4)
-			lat_ns = blk_clat_read(lat->clat,
-					       blk_clat_key(node, write, bytes)).lat_ns;
+		lat_ns = lat ? blk_clat_read(lat->clat,
+					     blk_clat_key(node, write)).lat_ns : 0;
 		len += sysfs_emit_at(buf, at + len, " %s ",
 				     str_write_read(write));
 		if (lat_ns)
@@ -435,7 +433,7 @@ static int nvme_lat_show_node(const struct nvme_lat *lat, int node,
 			break;
 	}
 	return len + sysfs_emit_at(buf, at + len, " inflight %u %s\n", inflight,
-				   nvme_lat_state(lat, blk_clat_key(node, false, SZ_4K),
+				   nvme_lat_state(lat, blk_clat_key(node, false),
 						  inflight));
 }
 
