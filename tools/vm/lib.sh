@@ -639,24 +639,23 @@ nvlat_clat_dir() {
 # nvlat_clat_attached ID: the path through port ID has an estimator.
 nvlat_clat_attached() { [ -e "$(nvlat_clat_dir "$1")/estimates" ]; }
 
-# nvlat_clat_est_ns ID [read|write] [4k|16k|64k|256k|large]: the freshest
-# estimate in ns of that direction and size class (of any node; the lowest
-# age, the first node on a tie); fails while there is none.  debugfs
-# estimates has a line per node, direction and size class:
-# "NODE read|write CLASS LAT_NS AGE", LAT_NS 0 without an estimate, AGE in
-# windows (50 ms) since the estimate last had samples (0: fresh).
+# nvlat_clat_est_ns ID [read|write]: the freshest estimate in ns of that
+# direction (of any node; the lowest age, the first node on a tie); fails
+# while there is none.  debugfs estimates has a line per node and
+# direction: "NODE read|write LAT_NS AGE", LAT_NS 0 without an estimate,
+# AGE in windows (50 ms) since the estimate last had samples (0: fresh).
 nvlat_clat_est_ns() {
-	awk -v dir="${2:-read}" -v cls="${3:-4k}" '
-		$2 == dir && $3 == cls && $4 > 0 && (best == "" || $5 < age) { best = $4; age = $5 }
+	awk -v dir="${2:-read}" '
+		$2 == dir && $3 > 0 && (best == "" || $4 < age) { best = $3; age = $4 }
 		END { if (best == "") exit 1; print best }' "$(nvlat_clat_dir "$1")/estimates"
 }
 
 # nvlat_lat_file ID: the latency file of the path through port ID, which
 # under the latency iopolicy has a line per online node
 #   node<N> read <us|-> write <us|-> inflight <n> <fresh|stale|silent|none>
-# (the estimate of the smallest size class that has one, the namespace's
-# requests in flight on the path, the path's state for 4 KiB reads of the
-# node, "none" without an estimator) and is empty under the other policies.
+# (the estimates, the namespace's requests in flight on the path, the
+# path's state for reads of the node, "none" without an estimator) and is
+# empty under the other policies.
 nvlat_lat_file() {
 	local d
 	d=$(nvlat_path_disk "$1") || return
