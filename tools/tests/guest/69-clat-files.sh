@@ -5,8 +5,8 @@
 # possible node and direction, "NODE read|write LAT_NS AGE", each once.  A
 # new estimator has no estimate (LAT_NS 0 everywhere).  While reads from
 # CPU 0 run, on the path that carried most of them, node 0's read estimate
-# is fresh (AGE under the 4 windows after which it
-# is stale) and the path's latency file shows it in microseconds, rounded.
+# is fresh (AGE under the 4 windows after which it is stale) and the path's
+# latency file shows it in microseconds, rounded.
 # Estimators attached again after a switch to queue-depth and back start
 # without estimates (81-black-hole-stall relies on it).  Reading both
 # files of a path that is being removed, while I/O runs, does not oops.

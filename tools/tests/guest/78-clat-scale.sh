@@ -89,7 +89,7 @@ tap_result $? "Percpu per path <= 160 B per possible CPU ($per_cpu)"
 nvlat_iopolicy_set numa
 nvlat_wait 60 detached
 tap_result $? "numa detaches them"
-# cycle N: attach and detach again, PCPU the Percpu while attached
+# cycle: attach and detach again; pcpu is the Percpu while attached
 cycle() {
 	nvlat_iopolicy_set latency && nvlat_wait 60 attached &&
 		pcpu=$(nvlat_meminfo_kb Percpu) &&
