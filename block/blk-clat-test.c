@@ -168,9 +168,23 @@ static void blk_clat_test_read(struct kunit *test, struct gendisk *disk,
 	KUNIT_EXPECT_GT(test, blk_clat_fold(clat, 1), 0);
 }
 
+/* A request freed without being started (merged away, failed) is none. */
+static void blk_clat_test_unstarted(struct kunit *test, struct gendisk *disk,
+				    struct blk_clat *clat)
+{
+	struct request *rq = blk_mq_alloc_request(disk->queue, REQ_OP_READ, 0);
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(rq));
+	rq->rq_flags |= RQF_IO_STAT;
+	rq->start_time_ns = ktime_get_ns() - NSEC_PER_MSEC;
+	rq->stats_sectors = 8;
+	blk_mq_free_request(rq);
+	KUNIT_EXPECT_EQ(test, blk_clat_fold(clat, 1), 0);
+}
+
 /*
  * Attach refuses a disk not added or deleted; the estimator takes samples
- * of reads; del_gendisk() frees it.
+ * of reads, not of requests that never started; del_gendisk() frees it.
  */
 static void blk_clat_test_attach(struct kunit *test)
 {
@@ -199,10 +213,12 @@ static void blk_clat_test_attach(struct kunit *test)
 		goto out;
 	}
 	clat = blk_clat_attach(disk);
-	if (!IS_ERR(clat))
+	if (!IS_ERR(clat)) {
 		blk_clat_test_read(test, disk, clat);
-	else
+		blk_clat_test_unstarted(test, disk, clat);
+	} else {
 		KUNIT_FAIL(test, "attach failed: %ld", PTR_ERR(clat));
+	}
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(blk_clat_attach(disk)), -EBUSY);
 	blk_clat_detach(disk);
 	blk_clat_detach(disk);

@@ -129,8 +129,12 @@ static void blk_clat_done(struct rq_qos *rqos, struct request *rq)
 	unsigned int key, weight;
 	u64 now;
 
-	/* RQF_IO_STAT: start_time_ns is set; no sectors: blk_clat_discard() */
+	/*
+	 * RQF_IO_STAT: start_time_ns is set; no sectors: blk_clat_discard();
+	 * idle: never started (merged into another, or failed at dispatch)
+	 */
 	if (!(rq->rq_flags & RQF_IO_STAT) || !blk_rq_stats_sectors(rq) ||
+	    blk_mq_rq_state(rq) == MQ_RQ_IDLE ||
 	    (req_op(rq) != REQ_OP_READ && req_op(rq) != REQ_OP_WRITE))
 		return;
 	key = blk_clat_key(0, op_is_write(req_op(rq)));

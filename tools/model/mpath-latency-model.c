@@ -295,9 +295,7 @@ static struct nvme_lat *model_lat_alloc(struct kunit *test, unsigned long now)
 	struct blk_clat *clat;
 	struct nvme_lat *lat;
 
-	lat = kzalloc(struct_size(lat, slot,
-				  nr_node_ids * BLK_CLAT_KEYS_PER_NODE),
-		      GFP_KERNEL);
+	lat = nvme_lat_alloc();
 	KUNIT_ASSERT_NOT_NULL(test, lat);
 	clat = blk_clat_alloc();
 	if (!clat)
@@ -414,7 +412,7 @@ static int model_choose(struct nvme_lat *const *lat, const u8 *tier,
 		}
 		/* queue-depth's stop at an idle path nothing can beat */
 		if (!tier[i] && !inflight[i] && probes && !*probes &&
-		    (!price || (price & NVME_LAT_BAND)))
+		    (price & NVME_LAT_BAND))
 			return i;
 	}
 	return best[0] >= 0 ? best[0] : best[1];
@@ -712,15 +710,20 @@ static void model_complete(struct model *m, const struct model_event *ev)
 
 /*
  * A path connected again: nvme_lat_detach() and nvme_lat_attach(), a new
- * estimator and new prices; the attach marks the head idle, and the next
- * I/O restarts its timer a window later.
+ * estimator, started at the lowest prices of the others; the attach marks
+ * the head idle, and the next I/O restarts its timer a window later.
  */
 static void model_renew(struct kunit *test, struct model *m, int i)
 {
+	int j;
+
 	m->renewed = true;
 	model_lat_free(m->lat[0][i]);
 	m->lat[0][i] = NULL;
 	m->lat[0][i] = model_lat_alloc(test, model_jiffies(m->now_ns));
+	for (j = 0; j < m->sc->nr_paths; j++)
+		if (j != i)
+			nvme_lat_start_prices(m->lat[0][i], m->lat[0][j]);
 	m->lat_idle[0] = true;
 }
 

@@ -3,6 +3,7 @@
  * KUnit tests of the latency iopolicy's pricing.
  */
 #include <kunit/test.h>
+#include <linux/slab.h>
 #include <linux/time64.h>
 
 #include "nvme.h"
@@ -95,7 +96,10 @@ static void lat_test_silent(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, price[1] & NVME_LAT_BAND);
 }
 
-/* Only the best ANA tier is priced; without estimates, queue-depth. */
+/*
+ * The best ANA tier sets the band; a path of another tier is priced against
+ * it.  Without estimates, queue-depth.
+ */
 static void lat_test_tiers(struct kunit *test)
 {
 	struct nvme_lat_in in[2] = {
@@ -106,12 +110,46 @@ static void lat_test_tiers(struct kunit *test)
 
 	lat_price_all(in, 2, price, &b);
 	KUNIT_EXPECT_EQ(test, b.tier, 0);
-	KUNIT_EXPECT_EQ(test, price[0], 0);
+	/* optimized before the next window, the slow path is not free */
+	KUNIT_EXPECT_GT(test, nvme_lat_cost(price[0], 0),
+			nvme_lat_cost(price[1], 8));
 	in[0] = lat_in(0, 0, 0);
 	in[1] = lat_in(0, 0, 0);
 	lat_price_all(in, 2, price, &b);
-	KUNIT_EXPECT_EQ(test, price[0], 0);
-	KUNIT_EXPECT_EQ(test, nvme_lat_cost(0, 3), 3);
+	KUNIT_EXPECT_TRUE(test, price[0] & NVME_LAT_BAND);
+	KUNIT_EXPECT_EQ(test, nvme_lat_cost(price[0], 3), 3);
+}
+
+/*
+ * A path not priced takes no I/O from priced ones; a new path starts at the
+ * lowest price of the others, not below it.
+ */
+static void lat_test_unpriced(struct kunit *test)
+{
+	struct nvme_lat_in in = lat_in(US(100), US(100), 0);
+	struct nvme_lat *lat = nvme_lat_alloc();
+	struct nvme_lat *old = nvme_lat_alloc();
+	struct nvme_lat_band b = { };
+	u64 price;
+
+	KUNIT_ASSERT_NOT_NULL(test, lat);
+	KUNIT_ASSERT_NOT_NULL(test, old);
+	nvme_lat_band_add(&b, &in);
+	price = nvme_lat_price(&b, &in);
+	KUNIT_EXPECT_GT(test, nvme_lat_cost(lat->slot[0].price, 0),
+			nvme_lat_cost(price, 64));
+	/* between paths not priced, queue-depth */
+	KUNIT_EXPECT_LT(test, nvme_lat_cost(lat->slot[0].price, 2),
+			nvme_lat_cost(lat->slot[1].price, 3));
+	old->slot[0].price = price | NVME_LAT_PROBE;
+	nvme_lat_start_prices(lat, old);
+	KUNIT_EXPECT_EQ(test, lat->slot[0].price, price);
+	KUNIT_EXPECT_EQ(test, lat->slot[1].price, NVME_LAT_UNPRICED);
+	old->slot[0].price = price + (1ULL << 32);
+	nvme_lat_start_prices(lat, old);
+	KUNIT_EXPECT_EQ(test, lat->slot[0].price, price);
+	kfree(old);
+	kfree(lat);
 }
 
 /* Deep queues saturate instead of wrapping. */
@@ -175,13 +213,33 @@ static void lat_test_probe(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, nvme_lat_publish(&s, 9, false));
 }
 
+/* A probe still pending when its path goes silent is dropped. */
+static void lat_test_probe_silent(struct kunit *test)
+{
+	struct nvme_lat_band b = { .min_ns = US(100), .band_ns = US(125),
+				   .fresh = true };
+	struct nvme_lat *lat = nvme_lat_alloc();
+
+	KUNIT_ASSERT_NOT_NULL(test, lat);
+	lat->in = lat_in(US(110), US(110), 0);
+	lat->in.stale = true;
+	KUNIT_EXPECT_TRUE(test, nvme_lat_price_path(lat, &b, 0));
+	lat->in.silent = true;
+	lat->in.lat_ns = US(60000);
+	KUNIT_EXPECT_FALSE(test, nvme_lat_price_path(lat, &b, 0));
+	KUNIT_EXPECT_FALSE(test, lat->slot[0].price & NVME_LAT_PROBE);
+	kfree(lat);
+}
+
 static struct kunit_case lat_test_cases[] = {
 	KUNIT_CASE(lat_test_band_is_queue_depth),
 	KUNIT_CASE(lat_test_outside),
 	KUNIT_CASE(lat_test_silent),
 	KUNIT_CASE(lat_test_tiers),
+	KUNIT_CASE(lat_test_unpriced),
 	KUNIT_CASE(lat_test_deep_queue),
 	KUNIT_CASE(lat_test_probe),
+	KUNIT_CASE(lat_test_probe_silent),
 	{}
 };
 

@@ -96,8 +96,9 @@ EXPORT_SYMBOL_IF_KUNIT(nvme_lat_band_add);
  * never less than the band's upper end: it takes I/O when the band is
  * loaded past that, and its price falls when fewer requests wait there
  * than when it was measured.  A silent path costs at least its silence.
- * Without estimates, or outside the best tier, the requests in flight
- * decide.
+ * Paths of another tier are priced against the band too, so that none is
+ * free when its ANA state changes before the next window.  Without
+ * estimates in the best tier, the requests in flight decide.
  *
  * Context: any.
  * Return: the price, for nvme_lat_cost().
@@ -105,8 +106,8 @@ EXPORT_SYMBOL_IF_KUNIT(nvme_lat_band_add);
 VISIBLE_IF_KUNIT u64 nvme_lat_price(const struct nvme_lat_band *b,
 				    const struct nvme_lat_in *in)
 {
-	if (!b->min_ns || in->tier != b->tier)
-		return 0;
+	if (!b->min_ns)
+		return NVME_LAT_BAND;
 	if (in->silent)
 		return nvme_lat_make_price(max(b->band_ns, in->lat_ns),
 					   in->per_req_ns);
@@ -115,6 +116,41 @@ VISIBLE_IF_KUNIT u64 nvme_lat_price(const struct nvme_lat_band *b,
 	return nvme_lat_make_price(b->min_ns, b->min_per_req_ns) | NVME_LAT_BAND;
 }
 EXPORT_SYMBOL_IF_KUNIT(nvme_lat_price);
+
+/* A path's state before its first window: not priced, not answering yet */
+VISIBLE_IF_KUNIT struct nvme_lat *nvme_lat_alloc(void)
+{
+	unsigned int key, nr_keys = nr_node_ids * BLK_CLAT_KEYS_PER_NODE;
+	struct nvme_lat *lat;
+
+	lat = kzalloc(struct_size(lat, slot, nr_keys), GFP_KERNEL);
+	if (!lat)
+		return NULL;
+	for (key = 0; key < nr_keys; key++)
+		lat->slot[key].price = NVME_LAT_UNPRICED;
+	lat->answered_jiffies = jiffies;
+	return lat;
+}
+EXPORT_SYMBOL_IF_KUNIT(nvme_lat_alloc);
+
+/*
+ * A new path starts at the lowest price of the others, @from one of them:
+ * its first window, without an estimate, puts it in the band.
+ */
+VISIBLE_IF_KUNIT void nvme_lat_start_prices(struct nvme_lat *lat,
+					    const struct nvme_lat *from)
+{
+	unsigned int key;
+	u64 price;
+
+	for (key = 0; key < nr_node_ids * BLK_CLAT_KEYS_PER_NODE; key++) {
+		price = READ_ONCE(from->slot[key].price) & ~NVME_LAT_PROBE;
+		if ((price & NVME_LAT_FLOOR) <
+		    (lat->slot[key].price & NVME_LAT_FLOOR))
+			lat->slot[key].price = price;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(nvme_lat_start_prices);
 
 static u8 nvme_lat_tier(struct nvme_ns *ns)
 {
@@ -237,9 +273,15 @@ VISIBLE_IF_KUNIT bool nvme_lat_price_path(struct nvme_lat *lat,
 					  unsigned int key)
 {
 	struct nvme_lat_slot *s = &lat->slot[key];
+	bool probe = nvme_lat_probe(s, &lat->in, b);
+	u64 price = nvme_lat_price(b, &lat->in);
 
-	return nvme_lat_publish(s, nvme_lat_price(b, &lat->in),
-				nvme_lat_probe(s, &lat->in, b));
+	/* a path gone silent drops a probe still pending */
+	if (lat->in.silent) {
+		WRITE_ONCE(s->price, price);
+		return false;
+	}
+	return nvme_lat_publish(s, price, probe);
 }
 EXPORT_SYMBOL_IF_KUNIT(nvme_lat_price_path);
 
@@ -296,7 +338,9 @@ static void nvme_lat_timer(struct timer_list *t)
 			continue;
 		lat->tier = nvme_lat_tier(ns);
 		lat->inflight = atomic_read(&ns->lat_nr_active);
-		busy |= nvme_lat_fold_path(lat, lat->inflight,
+		/* without iostats a path gives no samples: it never reads silent */
+		busy |= nvme_lat_fold_path(lat, blk_queue_io_stat(ns->queue) ?
+					   lat->inflight : 0,
 					   max(since / win, 1UL), elapsed_ns,
 					   now);
 		busy |= lat->inflight != 0;
@@ -339,7 +383,9 @@ static bool nvme_lat_claim_probe(struct nvme_ns *ns, struct nvme_lat_slot *s,
  * direction at its requests in flight; the first on ties.
  * Like queue-depth it stops at an idle optimized path that nothing can beat
  * (one of the band, or any while there are no estimates), unless a probe is
- * pending: a path with one for that kind of I/O takes the I/O.
+ * pending: a path with one for that kind of I/O takes the I/O.  A path not
+ * priced (no estimator, or none of the paths priced when it was attached)
+ * takes I/O only when no other path is priced.
  *
  * Context: under head->srcu.
  * Return: the path, or NULL if none is usable.
@@ -366,7 +412,8 @@ struct nvme_ns *nvme_latency_path(struct nvme_ns_head *head, struct bio *bio)
 		if (nvme_path_is_disabled(ns))
 			continue;
 		lat = srcu_dereference(ns->lat, &head->srcu);
-		price = lat ? READ_ONCE(lat->slot[key].price) : 0;
+		price = lat ? READ_ONCE(lat->slot[key].price) :
+			      NVME_LAT_UNPRICED;
 		if (unlikely(price & NVME_LAT_PROBE) && sample &&
 		    nvme_lat_claim_probe(ns, &lat->slot[key], price))
 			return ns;
@@ -378,7 +425,7 @@ struct nvme_ns *nvme_latency_path(struct nvme_ns_head *head, struct bio *bio)
 				min_opt = cost;
 				best_opt = ns;
 			}
-			if (!inflight && (!price || (price & NVME_LAT_BAND)) &&
+			if (!inflight && (price & NVME_LAT_BAND) &&
 			    !atomic_read(&head->lat_probes))
 				return ns;
 			break;
@@ -471,11 +518,11 @@ ssize_t nvme_lat_show(struct nvme_ns *ns, char *buf)
 static int nvme_lat_attach(struct nvme_ns *ns)
 {
 	struct nvme_ns_head *head = ns->head;
-	struct nvme_lat *lat;
+	struct nvme_lat *lat, *other;
+	struct nvme_ns *sibling;
+	int srcu_idx;
 
-	lat = kzalloc(struct_size(lat, slot,
-				  nr_node_ids * BLK_CLAT_KEYS_PER_NODE),
-		      GFP_KERNEL);
+	lat = nvme_lat_alloc();
 	if (!lat)
 		return -ENOMEM;
 	lat->clat = blk_clat_attach(ns->disk);
@@ -486,7 +533,14 @@ static int nvme_lat_attach(struct nvme_ns *ns)
 		/* a disk not added yet is kicked again when it is */
 		return ret == -ENODEV ? 0 : ret;
 	}
-	lat->answered_jiffies = jiffies;
+	srcu_idx = srcu_read_lock(&head->srcu);
+	list_for_each_entry_srcu(sibling, &head->list, siblings,
+				 srcu_read_lock_held(&head->srcu)) {
+		other = srcu_dereference(sibling->lat, &head->srcu);
+		if (other)
+			nvme_lat_start_prices(lat, other);
+	}
+	srcu_read_unlock(&head->srcu, srcu_idx);
 	rcu_assign_pointer(ns->lat, lat);
 	/* the first I/O starts the timer */
 	set_bit(NVME_LAT_IDLE, &head->lat_flags);
