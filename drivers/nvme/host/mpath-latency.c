@@ -50,18 +50,11 @@ VISIBLE_IF_KUNIT u64 nvme_lat_cost(u64 price, unsigned int inflight)
 }
 EXPORT_SYMBOL_IF_KUNIT(nvme_lat_cost);
 
-/**
- * nvme_lat_band_add - take one path into the band of one kind of I/O
- * @b: the band, zeroed before the first path
- * @in: the path
- *
- * Only the best ANA tier of the paths added counts.  The band is made of the
- * estimates of that tier up to 5/4 of its lowest estimate; a silent path's
- * estimate is a bound, not a measurement, and sets no band.  The band is
- * fresh if an estimate of that tier had samples lately: that kind of I/O
- * is in use, and stale paths get probes.
- *
- * Context: any.
+/*
+ * Take a path into the band of one kind of I/O (@b zeroed before the first):
+ * the estimates of the best ANA tier up to 5/4 of its lowest.  A silent
+ * path's estimate is a bound, not a measurement, and sets no band.  The band
+ * is fresh if an estimate had samples lately: that kind of I/O is in use.
  */
 VISIBLE_IF_KUNIT void nvme_lat_band_add(struct nvme_lat_band *b,
 					const struct nvme_lat_in *in)
@@ -83,25 +76,14 @@ VISIBLE_IF_KUNIT void nvme_lat_band_add(struct nvme_lat_band *b,
 }
 EXPORT_SYMBOL_IF_KUNIT(nvme_lat_band_add);
 
-/**
- * nvme_lat_price - one path's price for one kind of I/O
- * @b: the band, with every path added
- * @in: the path
- *
- * The band's members, and the paths without an estimate, all get the same
- * price: the lowest estimate as floor and its estimate per request in
- * flight, so that their requests in flight decide between them as under
- * queue-depth, and %NVME_LAT_BAND: an idle one is the cheapest path.  A
- * path outside the band costs its own estimate per request in flight, and
- * never less than the band's upper end: it takes I/O when the band is
- * loaded past that, and its price falls when fewer requests wait there
- * than when it was measured.  A silent path costs at least its silence.
- * Paths of another tier are priced against the band too, so that none is
- * free when its ANA state changes before the next window.  Without
- * estimates in the best tier, the requests in flight decide.
- *
- * Context: any.
- * Return: the price, for nvme_lat_cost().
+/*
+ * A path's price against the band.  Band members and paths without an
+ * estimate share one price, so that their requests in flight decide as
+ * under queue-depth; an idle one of them is the cheapest path.  A path
+ * outside the band costs its own estimate per request in flight, never less
+ * than the band's upper end: it takes only the load past that.  A silent
+ * path costs at least its silence.  Paths of every ANA tier are priced, so
+ * that none is free when its state changes.
  */
 VISIBLE_IF_KUNIT u64 nvme_lat_price(const struct nvme_lat_band *b,
 				    const struct nvme_lat_in *in)
@@ -213,12 +195,9 @@ VISIBLE_IF_KUNIT void nvme_lat_input(const struct nvme_lat *lat, u8 tier,
 EXPORT_SYMBOL_IF_KUNIT(nvme_lat_input);
 
 /*
- * Whether a path gets a probe for @key, in this window: that kind of I/O is
- * in use, the path's estimate is stale, it answers, it is of the band's
- * tier, and its probe interval has passed.  The interval, counted in the
- * windows the timer runs, doubles while its probes find the path outside
- * the band, and ends once the path is in the band or the band has more than
- * doubled since its last probe.
+ * Whether a stale path that answers gets a probe in this window.  The
+ * interval doubles while probes find the path outside the band, and ends
+ * once it is in the band or the band has more than doubled.
  */
 VISIBLE_IF_KUNIT bool nvme_lat_probe(struct nvme_lat_slot *s,
 				     const struct nvme_lat_in *in,
@@ -379,13 +358,9 @@ static bool nvme_lat_claim_probe(struct nvme_ns *ns, struct nvme_lat_slot *s,
  *	that gives no latency sample (flush, discard, write zeroes)
  *
  * Walks the paths as queue-depth does and takes, of the best ANA state, the
- * one with the lowest nvme_lat_cost() of its price for the I/O's node and
- * direction at its requests in flight; the first on ties.
- * Like queue-depth it stops at an idle optimized path that nothing can beat
- * (one of the band, or any while there are no estimates), unless a probe is
- * pending: a path with one for that kind of I/O takes the I/O.  A path not
- * priced (no estimator, or none of the paths priced when it was attached)
- * takes I/O only when no other path is priced.
+ * one with the lowest nvme_lat_cost() for the I/O's node and direction; the
+ * first on ties.  It stops at an idle optimized path of the band unless a
+ * probe is pending: a path with one for that kind of I/O takes the I/O.
  *
  * Context: under head->srcu.
  * Return: the path, or NULL if none is usable.
