@@ -99,7 +99,7 @@ VISIBLE_IF_KUNIT u64 nvme_lat_price(const struct nvme_lat_band *b,
 }
 EXPORT_SYMBOL_IF_KUNIT(nvme_lat_price);
 
-/* A path's state before its first window: not priced, not answering yet */
+/* A path's state before its first window: not priced, silent from now on */
 VISIBLE_IF_KUNIT struct nvme_lat *nvme_lat_alloc(void)
 {
 	unsigned int key, nr_keys = nr_node_ids * BLK_CLAT_KEYS_PER_NODE;
