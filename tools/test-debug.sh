@@ -24,4 +24,4 @@ export NVLAT_TEST_TIMEOUT=${NVLAT_TEST_TIMEOUT:-1800}
 export NVLAT_HUNG_TASK_SECS=${NVLAT_HUNG_TASK_SECS:-60}
 exec "$TOP/tools/tests/boot.sh" -q -L \
 	-k "$out/arch/x86/boot/bzImage" -m 3G -t "${NVLAT_GUEST_TIMEOUT:-3600}" \
-	-r "$CACHE/runs/debug-$(date +%Y%m%d-%H%M%S)" "$@"
+	-r "${NVLAT_RUNDIR:-$CACHE/runs/debug-$(date +%Y%m%d-%H%M%S)}" "$@"

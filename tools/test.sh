@@ -13,8 +13,13 @@
 #   6. check              tools/check.sh (checkpatch, W=1, sparse, ...)
 #   7. boot on the instruction clock (run.sh -d): the placement tests, in
 #      the background from the end of step 4 on
-#   8. boot: KUnit suites (parsed by kunit.py) and the other guest tests,
-#      once step 7 is done
+#   8. with NVLAT_DEBUG=1 (.ci/run): make test-debug's suite (KASAN,
+#      lockdep, kmemleak: the lifetime tests and the torture), its kernel
+#      built right after step 4 and its boot in the background beside
+#      step 7, unless the build ends later than NVLAT_DEBUG_START_MAX
+#      seconds into make test (a skip then, not a pass)
+#   9. boot: KUnit suites (parsed by kunit.py) and the other guest tests,
+#      alone once steps 7 and 8 are done
 set -u
 # shellcheck source=common.sh
 . "$(dirname "$0")/common.sh"
@@ -70,6 +75,23 @@ if [ "$kernel_ok" = 0 ]; then
 		> "$LOGS/guest-placement-host.log" 2>&1 &
 	ppid=$!
 fi
+
+# The debug suite is the longest boot after the placement one and judges
+# no times: it runs beside the placement boot, ahead of the builds below,
+# so that the real-time boot can start when the placement boot ends.
+dpid=
+if [ -n "${NVLAT_DEBUG:-}" ] &&
+	stage kernel-debug "$TOP/tools/kernel.sh" "$CACHE/build-debug" "$TOP/tools/vm/debug.config"; then
+	used=$(($(date +%s) - START_S))
+	if [ "$used" -le "${NVLAT_DEBUG_START_MAX:-999999}" ]; then
+		drundir=$CACHE/runs/test-$(date +%Y%m%d-%H%M%S)-debug
+		NVLAT_RUNDIR=$drundir "$TOP/tools/test-debug.sh" > "$LOGS/guest-debug-host.log" 2>&1 &
+		dpid=$!
+	else
+		n=$((n + 1))
+		echo "ok $n - debug-kernel suite # SKIP its kernel was ready ${used}s in, later than NVLAT_DEBUG_START_MAX=${NVLAT_DEBUG_START_MAX}s"
+	fi
+fi
 stage kernel-clat-off "$TOP/tools/kernel.sh" "$CACHE/build-clat-off" \
 	"$TOP/tools/vm/clat-off.config"
 if [ -z "${NVLAT_SKIP_CHECK:-}" ]; then
@@ -99,19 +121,13 @@ guest_tests() {
 	echo "# $1: $gsum"
 }
 
-# NVLAT_BUILD_DEBUG=1 (.ci/run): build make test-debug's kernel here, while
-# the placement boot, which host load does not move, runs on its own
-if [ -n "${NVLAT_BUILD_DEBUG:-}" ]; then
-	stage kernel-debug "$TOP/tools/kernel.sh" "$CACHE/build-debug" \
-		"$TOP/tools/vm/debug.config" || true
-fi
-
 # the patched nvme-cli that 85-nvme-cli-latency runs in the guest
 stage nvme-cli "$TOP/tools/nvme-cli/build.sh" || true
 
 if [ "$kernel_ok" = 0 ]; then
 	# the real-time boot alone: its tests judge times that load moves
 	wait "$ppid"
+	[ -z "$dpid" ] || wait "$dpid" || true
 	rundir=$CACHE/runs/test-$(date +%Y%m%d-%H%M%S)
 	NVLAT_SKIP=$PLACEMENT "$TOP/tools/tests/boot.sh" -q -t "${NVLAT_GUEST_TIMEOUT:-2400}" \
 		-r "$rundir" > "$LOGS/guest-host.log" 2>&1
@@ -132,6 +148,11 @@ if [ "$kernel_ok" = 0 ]; then
 	fi
 	guest_tests "guest tests" "$rundir" "$LOGS/guest-host.log"
 	guest_tests "placement tests (instruction clock)" "$prundir" "$LOGS/guest-placement-host.log"
+fi
+if [ -n "$dpid" ]; then
+	wait "$dpid" || true
+	guest_tests "debug-kernel suite (KASAN, lockdep, kmemleak)" "$drundir" \
+		"$LOGS/guest-debug-host.log"
 fi
 
 # TAP's plan of the top-level results, then the count of every result

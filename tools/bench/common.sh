@@ -7,19 +7,22 @@
 # (warnings); the host-side twin of nvlat_fio_json in tools/vm/lib.sh.
 fio_json() { sed -n '/^{/,$p' "$1"; }
 
-# follow FILE: print each new line of FILE as a progress step (step() of
-# tools/common.sh) until FILE.stop exists.
+# follow FILE [STOP]: print each new line of FILE as a progress step
+# (step() of tools/common.sh) until STOP (FILE.stop) exists.  A console
+# log as FILE: only the lines that begin "# ", the guest scripts' progress.
 follow() {
-	local seen=0 n l
+	local seen=0 n l stop=${2:-$1.stop}
 	while :; do
-		n=$(wc -l < "$1")
+		n=$({ wc -l < "$1"; } 2> /dev/null) || n=$seen
 		if [ "$n" -gt "$seen" ]; then
-			sed -n "$((seen + 1)),${n}p" "$1" | while IFS= read -r l; do
+			sed -n "$((seen + 1)),${n}p" "$1" | tr -d '\r' | {
+				[ "${1##*/}" = console.log ] && sed -n 's/^# //p' || cat
+			} | while IFS= read -r l; do
 				step "guest: $l"
 			done
 			seen=$n
 		fi
-		[ -e "$1.stop" ] && break
+		[ -e "$stop" ] && break
 		sleep 1
 	done
 }

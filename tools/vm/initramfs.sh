@@ -19,6 +19,10 @@
 #                    /tmp or /run, which are tmpfs in the guest)
 #   nvlat.shell=1    start a shell on the console instead of rebooting on
 #                    errors (debugging)
+#   nvlat.local=1    no host root: the command runs in the initramfs itself,
+#                    whose later layers hold its tools (tools/vm/image.sh),
+#                    and the work share is mounted only once it has exited,
+#                    to copy DIR there (tools/vm/run.sh -l)
 set -eu
 # shellcheck source-path=SCRIPTDIR source=../common.sh
 . "$(dirname "$0")/../common.sh"
@@ -59,18 +63,25 @@ halt() {
 
 cmd=$(arg nvlat.cmd) || halt "no nvlat.cmd= on the kernel command line"
 work=$(arg nvlat.work) || work=/work
+local=$(arg nvlat.local) || local=
 R=/newroot
 
-$bb mount -t 9p -o ro,trans=virtio,version=9p2000.L,msize=512000,cache=loose \
-	hostroot /lower || halt "cannot mount 9p share hostroot"
-$bb mount -t tmpfs -o mode=755 upper /upper || halt "cannot mount tmpfs"
-$bb mkdir -p /upper/upper /upper/work
-$bb mount -t overlay -o lowerdir=/lower,upperdir=/upper/upper,workdir=/upper/work \
-	overlay $R || halt "cannot mount the overlay root"
-
-$bb mount -t proc proc $R/proc
+if [ "$local" = 1 ]; then
+	R=
+	$bb mkdir -p /run /tmp /sys/kernel/debug /sys/kernel/config
+	# what the image does not hold, busybox does (last on PATH)
+	$bb --install -s /bin
+else
+	$bb mount -t 9p -o ro,trans=virtio,version=9p2000.L,msize=512000,cache=loose \
+		hostroot /lower || halt "cannot mount 9p share hostroot"
+	$bb mount -t tmpfs -o mode=755 upper /upper || halt "cannot mount tmpfs"
+	$bb mkdir -p /upper/upper /upper/work
+	$bb mount -t overlay -o lowerdir=/lower,upperdir=/upper/upper,workdir=/upper/work \
+		overlay $R || halt "cannot mount the overlay root"
+	$bb mount -t proc proc $R/proc
+fi
 $bb mount -t sysfs sys $R/sys
-$bb mount -t devtmpfs dev $R/dev
+[ "$local" = 1 ] || $bb mount -t devtmpfs dev $R/dev
 $bb mount -t debugfs debugfs $R/sys/kernel/debug
 $bb mount -t configfs configfs $R/sys/kernel/config
 $bb mount -t tmpfs -o mode=755 run $R/run
@@ -101,20 +112,30 @@ $bb hostname nvlat-guest
 $bb ip link set lo up
 
 $bb mkdir -p "$R$work"
-$bb mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000,cache=none \
-	work "$R$work" || halt "cannot mount 9p share work at $work"
+mount_work() {
+	$bb mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000,cache=none \
+		work "$1" || halt "cannot mount 9p share work at $1"
+}
+[ "$local" = 1 ] || mount_work "$R$work"
 top=$(arg nvlat.top) || top=
-if [ -n "$top" ] && [ ! -d "$R$top" ]; then
+if [ -z "$local" ] && [ -n "$top" ] && [ ! -d "$R$top" ]; then
 	$bb mkdir -p "$R$top"
 	$bb mount -t 9p -o ro,trans=virtio,version=9p2000.L,msize=512000,cache=loose \
 		top "$R$top" || halt "cannot mount 9p share top at $top"
 fi
 
 say "running $cmd"
-$bb chroot $R /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+$bb chroot ${R:-/} /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 	HOME=/root TERM=dumb LANG=C.UTF-8 NVLAT_WORK="$work" \
 	/bin/sh -c 'cd "$NVLAT_WORK" && exec "$0"' "$cmd" </dev/null
 rc=$?
+if [ "$local" = 1 ]; then
+	# the first host round trip: the results go to the work share
+	$bb mkdir -p /work9p
+	mount_work /work9p
+	$bb cp -a "$work/." /work9p/ || say "cannot copy $work to the work share"
+	work=/work9p
+fi
 echo "$rc" > "$R$work/exit-status"
 say "exit status $rc"
 $bb sync
