@@ -18,9 +18,9 @@
 # per path) and writes demo.png beside it: the ratios, and the share of
 # path 1 over time in the congested run.  Two boots, one per host CPU,
 # about 6 minutes once the kernel is built.  Each boot runs from its
-# initramfs and never waits on the host until it is done (run.sh -l), so
-# the figures are the same on every run and every host (docs/development.md,
-# make demo).
+# initramfs and never waits on the host until it is done (run.sh -l):
+# equal and slow-first come out the same on every run, congested within
+# 0.006 of the oracle (docs/development.md, make demo).
 #
 #   tools/demo.sh [--realtime] [-t guest_timeout_s]
 #
@@ -123,10 +123,9 @@ res=$rundir/results
 scens="symmetric qd1-slow-first shifting"
 step "demo (instruction clock): equal paths, a slow path listed first, a path congested for 2 s; 5 policies each"
 # two boots side by side, one per host CPU: shifting alone takes as long as
-# the other two.  Each is deterministic (run.sh -d -l, one vCPU), so its
-# figures do not depend on what runs beside it.  With two vCPUs they take
-# turns on one host thread, and QEMU's main loop can end a vCPU's turn at a
-# moment the host decides: two boots then differed from the third run on.
+# the other two.  One vCPU each, as the placement tests boot: two take
+# turns on one host thread, which made the demo 8 minutes instead of 6
+# and moved congested from run to run as much.
 pids=()
 for b in "symmetric qd1-slow-first" shifting; do
 	rd=$rundir/boot${#pids[@]}
@@ -216,7 +215,7 @@ EOF
 echo
 cat "$table"
 echo
-echo "Instruction clock (QEMU -icount, one vCPU): the same figures on every run and host."
+echo "Instruction clock (QEMU -icount, one vCPU): host load does not move these figures."
 echo "equal: 2 tcp paths, randread 4k, 2 jobs x iodepth 2; slow-first: tcp +2 ms round trip"
 echo "listed first, loop second, iodepth 1; congested: as equal, 250 us delay on path 2,"
 echo "moved onto path 1 at ${moves//,/ s and back at } s.  p99: fio lat.  Plot: $rundir/demo.png"

@@ -3,9 +3,8 @@
 # The guest's tools as an initramfs layer, for a boot that never waits on
 # the host (tools/vm/run.sh -l): bash, fio, jq, iproute2 and the coreutils
 # the guest scripts call, each with the shared libraries ldd names, and the
-# repository's tools/.  On the instruction clock such a
-# boot is deterministic: no 9p round trip lets the guest clock jump by what
-# the host takes, so two boots give the same figures.
+# repository's tools/.  On the instruction clock no 9p round trip then
+# lets the guest clock jump by what the host takes.
 #
 #   tools/vm/image.sh OUT.cpio [DIR]
 #

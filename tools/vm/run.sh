@@ -19,7 +19,7 @@
 # tools/vm/image.sh and this repository's tools/, and its run directory in
 # memory, copied to the host's when COMMAND exits; its real-time clock
 # starts at a fixed date.  With -d nothing the guest does waits on the
-# host, so the boot is deterministic: the same figures on every run.
+# host, and repeated boots mostly give the same figures (make demo).
 # The run directory ($CACHE/runs/<timestamp>-<pid> unless -r) is shared
 # read-write with the guest at the same path; it holds the guest command
 # script, console.log and exit-status, and is where COMMAND runs its
