@@ -16,7 +16,7 @@ follow() {
 		n=$({ wc -l < "$1"; } 2> /dev/null) || n=$seen
 		if [ "$n" -gt "$seen" ]; then
 			sed -n "$((seen + 1)),${n}p" "$1" | tr -d '\r' | {
-				[ "${1##*/}" = console.log ] && sed -n 's/^# //p' || cat
+				if [ "${1##*/}" = console.log ]; then sed -n 's/^# //p'; else cat; fi
 			} | while IFS= read -r l; do
 				step "guest: $l"
 			done
