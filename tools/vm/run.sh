@@ -196,6 +196,8 @@ qrc=0
 wait "$qpid" || qrc=$?
 trap - INT TERM HUP
 [ -z "$tpid" ] || wait "$tpid" || true
+# -l's initramfs is about 95 MB a boot; its layers stay in the cache
+[ -z "$local" ] || rm -f "$rundir/initrd.img"
 
 if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
 	echo "run.sh: TIMEOUT: guest did not finish within ${tmo}s, qemu killed (see $log)" >&2
