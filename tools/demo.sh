@@ -19,8 +19,8 @@
 # path 1 over time in the congested run.  Two boots, one per host CPU,
 # about 6 minutes once the kernel is built.  Each boot runs from its
 # initramfs and never waits on the host until it is done (run.sh -l):
-# equal and slow-first come out the same on every run, congested within
-# 0.006 of the oracle (docs/development.md, make demo).
+# equal and slow-first come out the same on every run of a checkout,
+# congested within 0.006 of the oracle (docs/development.md, make demo).
 #
 #   tools/demo.sh [--realtime] [-t guest_timeout_s]
 #
