@@ -26,6 +26,14 @@ step() {
 # make test, boot.sh and run-all.sh); nothing for any other line.
 pass_fail() { sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' <<< "$1"; }
 
+# cpio_layer DIR: a newc archive, on stdout, of what DIR holds (not DIR
+# itself, whose mode would replace the root's), in a stable order: a layer
+# that the guest kernel unpacks over the initramfs before it (run.sh -l)
+cpio_layer() {
+	(cd "$1" && find . -mindepth 1 -print0 | LC_ALL=C sort -z |
+		cpio --null -o -H newc --quiet -R 0:0)
+}
+
 need() {
 	local t
 	for t in "$@"; do

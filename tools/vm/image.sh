@@ -73,8 +73,7 @@ if [ ! -s "$cached" ]; then
 	cp /etc/ld.so.cache "$stage/etc/"
 	mkdir -p "$CACHE/initramfs"
 	rm -f "$CACHE"/initramfs/tools-*.cpio
-	(cd "$stage" && find . -mindepth 1 -print0 | LC_ALL=C sort -z |
-		cpio --null -o -H newc --quiet -R 0:0) > "$cached.tmp"
+	cpio_layer "$stage" > "$cached.tmp"
 	mv "$cached.tmp" "$cached"
 	rm -rf "${stage:?}"/*
 fi
@@ -82,6 +81,5 @@ mkdir -p "$stage$dir"
 cp -a "$TOP/tools" "$stage$dir/"
 {
 	cat "$cached"
-	(cd "$stage" && find . -mindepth 1 -print0 | LC_ALL=C sort -z |
-		cpio --null -o -H newc --quiet -R 0:0)
+	cpio_layer "$stage"
 } > "$out"

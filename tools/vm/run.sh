@@ -154,8 +154,7 @@ if [ -n "$local" ]; then
 		cat "$initrd"
 		head -c $(((4 - $(stat -c %s "$initrd") % 4) % 4)) /dev/zero
 		cat "$rundir/tools.cpio"
-		(cd "$layer" && find . -mindepth 1 -print0 | LC_ALL=C sort -z |
-			cpio --null -o -H newc --quiet -R 0:0)
+		cpio_layer "$layer"
 	} > "$rundir/initrd.img"
 	rm -rf "$layer" "$rundir/tools.cpio"
 	initrd=$rundir/initrd.img
