@@ -124,10 +124,10 @@ guest_tests() {
 # the patched nvme-cli that 85-nvme-cli-latency runs in the guest
 stage nvme-cli "$TOP/tools/nvme-cli/build.sh" || true
 
+[ -z "$dpid" ] || wait "$dpid" || true
 if [ "$kernel_ok" = 0 ]; then
 	# the real-time boot alone: its tests judge times that load moves
 	wait "$ppid"
-	[ -z "$dpid" ] || wait "$dpid" || true
 	rundir=$CACHE/runs/test-$(date +%Y%m%d-%H%M%S)
 	NVLAT_SKIP=$PLACEMENT "$TOP/tools/tests/boot.sh" -q -t "${NVLAT_GUEST_TIMEOUT:-2400}" \
 		-r "$rundir" > "$LOGS/guest-host.log" 2>&1
@@ -149,11 +149,8 @@ if [ "$kernel_ok" = 0 ]; then
 	guest_tests "guest tests" "$rundir" "$LOGS/guest-host.log"
 	guest_tests "placement tests (instruction clock)" "$prundir" "$LOGS/guest-placement-host.log"
 fi
-if [ -n "$dpid" ]; then
-	wait "$dpid" || true
-	guest_tests "debug-kernel suite (KASAN, lockdep, kmemleak)" "$drundir" \
-		"$LOGS/guest-debug-host.log"
-fi
+[ -z "$dpid" ] || guest_tests "debug-kernel suite (KASAN, lockdep, kmemleak)" "$drundir" \
+	"$LOGS/guest-debug-host.log"
 
 # TAP's plan of the top-level results, then the count of every result
 # (make check's, the guests' and KUnit's, indented above, included)
