@@ -10,7 +10,7 @@ CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/nvme-latency
 export NVLAT_CACHE := $(CACHE)
 T := tools
 
-.PHONY: help deps tree apply reset-tree export check-sync kernel kernel-base profile scale test-fault \
+.PHONY: help deps tree apply reset-tree export check-sync size kernel kernel-base profile scale test-fault \
 	kunit test test-placement test-debug test-debug-planted torture demo bench bench-quick bench-switch \
 	check check-selftest quilt-check send-dry-run send nvme-cli clean
 
@@ -40,6 +40,10 @@ export:
 ## make check-sync  fail if patches/, series and block/ disagree
 check-sync:
 	@$(T)/export.sh check
+
+## make size        production lines the series adds (tests and docs aside)
+size: tree
+	@$(T)/series-size.sh
 
 ## make kernel      build the test bzImage (ccache, O= in the cache)
 kernel: tree

@@ -7,7 +7,6 @@
 #include <linux/bio.h>
 #include <linux/blk-clat.h>
 #include <linux/blk-mq.h>
-#include <linux/nodemask.h>
 #include <linux/sizes.h>
 #include <linux/time64.h>
 
@@ -41,41 +40,42 @@ static struct blk_clat *blk_clat_test_alloc(struct kunit *test)
 	return clat;
 }
 
-/* Samples are taken per node and direction, and folded. */
+/* Samples are taken per direction, and folded. */
 static void blk_clat_test_fold(struct kunit *test)
 {
 	struct blk_clat *clat = blk_clat_test_alloc(test);
-	unsigned int rd = blk_clat_key(cpu_to_node(0), false);
-	unsigned int wr = blk_clat_key(cpu_to_node(0), true);
 	struct blk_clat_est est;
+	u64 nr;
 
-	est = blk_clat_read(clat, rd);
+	est = blk_clat_read(clat, false);
 	KUNIT_EXPECT_EQ(test, est.lat_ns, 0);
 	blk_clat_add_sample(clat, 0, false, 100 * NSEC_PER_USEC);
 	blk_clat_add_sample(clat, 0, false, 300 * NSEC_PER_USEC);
 	blk_clat_add_sample(clat, 0, true, 1 * NSEC_PER_MSEC);
 	/* the busy time: 1.4 ms, rounded to 128 ns per sample */
-	KUNIT_EXPECT_TRUE(test, blk_clat_test_near(blk_clat_fold(clat, 1),
+	KUNIT_EXPECT_TRUE(test, blk_clat_test_near(blk_clat_fold(clat, 1, &nr),
 						   1400 * NSEC_PER_USEC, 3 * 128));
-	est = blk_clat_read(clat, rd);
+	KUNIT_EXPECT_EQ(test, nr, 3);
+	est = blk_clat_read(clat, false);
 	KUNIT_EXPECT_TRUE(test, blk_clat_test_near(est.lat_ns,
 						   200 * NSEC_PER_USEC, 128));
 	KUNIT_EXPECT_EQ(test, est.age, 0);
-	est = blk_clat_read(clat, wr);
+	est = blk_clat_read(clat, true);
 	KUNIT_EXPECT_TRUE(test, blk_clat_test_near(est.lat_ns, NSEC_PER_MSEC,
 						   128));
 
 	/* no samples: the estimate stays and ages */
-	KUNIT_EXPECT_EQ(test, blk_clat_fold(clat, 3), 0);
-	est = blk_clat_read(clat, rd);
+	KUNIT_EXPECT_EQ(test, blk_clat_fold(clat, 3, &nr), 0);
+	KUNIT_EXPECT_EQ(test, nr, 0);
+	est = blk_clat_read(clat, false);
 	KUNIT_EXPECT_TRUE(test, blk_clat_test_near(est.lat_ns,
 						   200 * NSEC_PER_USEC, 128));
 	KUNIT_EXPECT_EQ(test, est.age, 3);
 
 	/* aged 3 windows, then one with 1 ms: (3/4)^4 of the old is left */
 	blk_clat_add_sample(clat, 0, false, NSEC_PER_MSEC);
-	blk_clat_fold(clat, 1);
-	est = blk_clat_read(clat, rd);
+	blk_clat_fold(clat, 1, &nr);
+	est = blk_clat_read(clat, false);
 	KUNIT_EXPECT_TRUE(test, blk_clat_test_near(est.lat_ns,
 						   747 * NSEC_PER_USEC,
 						   NSEC_PER_USEC));
@@ -86,16 +86,17 @@ static void blk_clat_test_fold(struct kunit *test)
 static void blk_clat_test_overflow(struct kunit *test)
 {
 	struct blk_clat *clat = blk_clat_test_alloc(test);
-	unsigned int key = blk_clat_key(cpu_to_node(0), false);
+	u64 nr;
 	int i;
 
 	for (i = 0; i < 1000; i++)
 		blk_clat_add_sample(clat, 0, false, U64_MAX);
-	KUNIT_EXPECT_GT(test, blk_clat_fold(clat, 1), 4000ULL * NSEC_PER_SEC);
-	KUNIT_EXPECT_GE(test, blk_clat_read(clat, key).lat_ns, U32_MAX - 128);
+	KUNIT_EXPECT_GT(test, blk_clat_fold(clat, 1, &nr),
+			4000ULL * NSEC_PER_SEC);
+	KUNIT_EXPECT_GE(test, blk_clat_read(clat, false).lat_ns, U32_MAX - 128);
 	blk_clat_add_sample(clat, 0, false, 0);
-	blk_clat_fold(clat, 500);
-	KUNIT_EXPECT_GT(test, blk_clat_read(clat, key).lat_ns, 0);
+	blk_clat_fold(clat, 500, &nr);
+	KUNIT_EXPECT_GT(test, blk_clat_read(clat, false).lat_ns, 0);
 	blk_clat_free(clat);
 }
 
@@ -106,7 +107,7 @@ static void blk_clat_test_overflow(struct kunit *test)
 static void blk_clat_test_thin(struct kunit *test)
 {
 	struct blk_clat *clat = blk_clat_test_alloc(test);
-	unsigned int key = blk_clat_key(cpu_to_node(0), false);
+	u64 nr;
 	int i;
 
 	/* the completions past 16 count on the CPU that completes them */
@@ -116,13 +117,14 @@ static void blk_clat_test_thin(struct kunit *test)
 				    (i >= 16 && i % 8 == 7 ? 1280 : 128) * NSEC_PER_USEC);
 	migrate_enable();
 	/* 16 of 128 us and 10 of 1280 us that weigh 8: 96 completions */
-	KUNIT_EXPECT_EQ(test, blk_clat_fold(clat, 1),
+	KUNIT_EXPECT_EQ(test, blk_clat_fold(clat, 1, &nr),
 			(16 * 128 + 80 * 1280) * NSEC_PER_USEC);
-	KUNIT_EXPECT_EQ(test, blk_clat_read(clat, key).lat_ns,
+	KUNIT_EXPECT_EQ(test, nr, 96);
+	KUNIT_EXPECT_EQ(test, blk_clat_read(clat, false).lat_ns,
 			(16 * 128 + 80 * 1280) * NSEC_PER_USEC / 96);
 	for (i = 0; i < 16; i++)
 		blk_clat_add_sample(clat, 0, false, 1280 * NSEC_PER_USEC);
-	KUNIT_EXPECT_EQ(test, blk_clat_fold(clat, 1),
+	KUNIT_EXPECT_EQ(test, blk_clat_fold(clat, 1, &nr),
 			16 * 1280 * NSEC_PER_USEC);
 	blk_clat_free(clat);
 }
@@ -150,6 +152,7 @@ static void blk_clat_test_read(struct kunit *test, struct gendisk *disk,
 	struct page *page = alloc_page(GFP_KERNEL);
 	unsigned int memflags;
 	struct bio *bio;
+	u64 nr;
 
 	KUNIT_ASSERT_NOT_NULL(test, page);
 	bio = bio_alloc(disk->part0, 1, REQ_OP_READ, GFP_KERNEL);
@@ -165,7 +168,8 @@ static void blk_clat_test_read(struct kunit *test, struct gendisk *disk,
 	blk_mq_unfreeze_queue(disk->queue, memflags);
 	KUNIT_EXPECT_FALSE(test, test_bit(QUEUE_FLAG_STATS,
 					  &disk->queue->queue_flags));
-	KUNIT_EXPECT_GT(test, blk_clat_fold(clat, 1), 0);
+	KUNIT_EXPECT_GT(test, blk_clat_fold(clat, 1, &nr), 0);
+	KUNIT_EXPECT_EQ(test, nr, 1);
 }
 
 /* A request freed without being started (merged away, failed) is none. */
@@ -173,13 +177,14 @@ static void blk_clat_test_unstarted(struct kunit *test, struct gendisk *disk,
 				    struct blk_clat *clat)
 {
 	struct request *rq = blk_mq_alloc_request(disk->queue, REQ_OP_READ, 0);
+	u64 nr;
 
 	KUNIT_ASSERT_FALSE(test, IS_ERR(rq));
 	rq->rq_flags |= RQF_IO_STAT;
 	rq->start_time_ns = ktime_get_ns() - NSEC_PER_MSEC;
 	rq->stats_sectors = 8;
 	blk_mq_free_request(rq);
-	KUNIT_EXPECT_EQ(test, blk_clat_fold(clat, 1), 0);
+	KUNIT_EXPECT_EQ(test, blk_clat_fold(clat, 1, &nr), 0);
 }
 
 /*

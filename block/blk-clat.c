@@ -5,13 +5,12 @@
  * A driver that sends each I/O to one of several queues attaches this rq_qos
  * to the queues it chooses between, while it needs the numbers.  A completed
  * read or write is a sample: the time from the start of its I/O accounting
- * (iostats) to its completion, added to a counter of the submitting CPU for
- * the request's direction (past 16 of a kind in a window, one in 8 weighs
- * 8).  No clock is read at issue: a queue with iostats off gives no samples.
- * The driver calls blk_clat_fold() once per window of its choosing; it folds
- * the samples of each NUMA node and direction into an exponentially weighted
- * moving average (EWMA), and blk_clat_read() returns it.  A queue without
- * the rq_qos runs none of this.
+ * (iostats) to its completion, added to a per-CPU counter for the request's
+ * direction (past 16 of a kind in a window, one in 8 weighs 8).  No clock is
+ * read at issue: a queue with iostats off gives no samples.  The driver calls
+ * blk_clat_fold() once per window of its choosing; it folds the samples of
+ * each direction into an exponentially weighted moving average (EWMA), and
+ * blk_clat_read() returns it.  A queue without the rq_qos runs none of this.
  */
 #include <linux/blk-clat.h>
 #include <linux/blk-mq.h>
@@ -48,7 +47,8 @@
 #define BLK_CLAT_MAX_AGE	16
 
 struct blk_clat_pcpu {
-	atomic64_t sample[BLK_CLAT_KEYS_PER_NODE];
+	/* reads, writes */
+	atomic64_t sample[2];
 	/* completions past BLK_CLAT_ALL_SAMPLES, on this CPU */
 	unsigned int thin;
 };
@@ -63,8 +63,7 @@ struct blk_clat_bucket {
 struct blk_clat {
 	struct rq_qos rqos;
 	struct blk_clat_pcpu __percpu *pcpu;
-	/* nr_node_ids * BLK_CLAT_KEYS_PER_NODE of them */
-	struct blk_clat_bucket bucket[];
+	struct blk_clat_bucket bucket[2];
 };
 
 static inline struct blk_clat *rqos_to_clat(struct rq_qos *rqos)
@@ -91,9 +90,9 @@ EXPORT_SYMBOL_IF_KUNIT(blk_clat_ewma);
 
 /* A completion's weight as a sample: 0 (none), 1 or BLK_CLAT_THIN */
 VISIBLE_IF_KUNIT unsigned int blk_clat_weight(struct blk_clat *clat, int cpu,
-					      unsigned int key)
+					      bool write)
 {
-	atomic64_t *sample = &per_cpu_ptr(clat->pcpu, cpu)->sample[key];
+	atomic64_t *sample = &per_cpu_ptr(clat->pcpu, cpu)->sample[write];
 
 	if ((atomic64_read(sample) & (BIT(BLK_CLAT_NR_BITS) - 1)) <
 	    BLK_CLAT_ALL_SAMPLES)
@@ -103,15 +102,14 @@ VISIBLE_IF_KUNIT unsigned int blk_clat_weight(struct blk_clat *clat, int cpu,
 }
 EXPORT_SYMBOL_IF_KUNIT(blk_clat_weight);
 
-VISIBLE_IF_KUNIT void blk_clat_add(struct blk_clat *clat, int cpu,
-				   unsigned int key, u64 lat_ns,
-				   unsigned int weight)
+VISIBLE_IF_KUNIT void blk_clat_add(struct blk_clat *clat, int cpu, bool write,
+				   u64 lat_ns, unsigned int weight)
 {
 	u64 units = DIV_ROUND_UP(clamp(lat_ns, 1, U32_MAX),
 				 BIT(BLK_CLAT_SUM_SHIFT));
 
 	atomic64_add(((units << BLK_CLAT_NR_BITS) + 1) * weight,
-		     &per_cpu_ptr(clat->pcpu, cpu)->sample[key]);
+		     &per_cpu_ptr(clat->pcpu, cpu)->sample[write]);
 }
 EXPORT_SYMBOL_IF_KUNIT(blk_clat_add);
 
@@ -125,8 +123,9 @@ static void blk_clat_track(struct rq_qos *rqos, struct request *rq,
 static void blk_clat_done(struct rq_qos *rqos, struct request *rq)
 {
 	struct blk_clat *clat = rqos_to_clat(rqos);
+	bool write = op_is_write(req_op(rq));
 	int cpu = rq->mq_ctx->cpu;
-	unsigned int key, weight;
+	unsigned int weight;
 	u64 now;
 
 	/*
@@ -137,31 +136,29 @@ static void blk_clat_done(struct rq_qos *rqos, struct request *rq)
 	    blk_mq_rq_state(rq) == MQ_RQ_IDLE ||
 	    (req_op(rq) != REQ_OP_READ && req_op(rq) != REQ_OP_WRITE))
 		return;
-	key = blk_clat_key(0, op_is_write(req_op(rq)));
-	weight = blk_clat_weight(clat, cpu, key);
+	weight = blk_clat_weight(clat, cpu, write);
 	if (!weight)
 		return;
 	now = blk_time_get_ns();
 	if (now > rq->start_time_ns)
-		blk_clat_add(clat, cpu, key, now - rq->start_time_ns, weight);
+		blk_clat_add(clat, cpu, write, now - rq->start_time_ns, weight);
 }
 
-/* Take every CPU's samples into the pending sums of its node's buckets. */
+/* Take every CPU's samples into the pending sums of the buckets. */
 static void blk_clat_take(struct blk_clat *clat)
 {
-	struct blk_clat_bucket *b;
+	struct blk_clat_bucket *b = clat->bucket;
+	atomic64_t *sample;
 	unsigned int i;
 	u64 v;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
-		struct blk_clat_pcpu *p = per_cpu_ptr(clat->pcpu, cpu);
-
-		b = &clat->bucket[cpu_to_node(cpu) * BLK_CLAT_KEYS_PER_NODE];
-		for (i = 0; i < BLK_CLAT_KEYS_PER_NODE; i++) {
-			if (!atomic64_read(&p->sample[i]))
+		sample = per_cpu_ptr(clat->pcpu, cpu)->sample;
+		for (i = 0; i < ARRAY_SIZE(clat->bucket); i++) {
+			if (!atomic64_read(&sample[i]))
 				continue;
-			v = atomic64_xchg(&p->sample[i], 0);
+			v = atomic64_xchg(&sample[i], 0);
 			b[i].nr += v & (BIT_ULL(BLK_CLAT_NR_BITS) - 1);
 			b[i].sum_ns += (v >> BLK_CLAT_NR_BITS) << BLK_CLAT_SUM_SHIFT;
 		}
@@ -173,29 +170,28 @@ static void blk_clat_take(struct blk_clat *clat)
  * @clat: the estimator
  * @windows: windows since the last fold, at least 1; an estimate that had
  *	no samples for n windows keeps (3/4)^n of its weight
- *
- * Samples count for the NUMA node of the CPU that submitted the request.
+ * @nr_done: set to the number of completions the samples stand for
  *
  * Context: process or softirq context; the caller serialises the folds of
  * one estimator.
  * Return: the summed latency of the samples taken, in ns; divided by the
  * time since the last fold, that is the mean number of requests in flight.
  */
-u64 blk_clat_fold(struct blk_clat *clat, unsigned int windows)
+u64 blk_clat_fold(struct blk_clat *clat, unsigned int windows, u64 *nr_done)
 {
-	unsigned int key, nr_keys = nr_node_ids * BLK_CLAT_KEYS_PER_NODE;
 	u64 mean_ns, busy_ns = 0;
+	struct blk_clat_bucket *b;
 
 	windows = max(windows, 1U);
+	*nr_done = 0;
 	blk_clat_take(clat);
-	for (key = 0; key < nr_keys; key++) {
-		struct blk_clat_bucket *b = &clat->bucket[key];
-
+	for (b = clat->bucket; b < clat->bucket + ARRAY_SIZE(clat->bucket); b++) {
 		if (!b->nr) {
 			b->est.age = min(b->est.age + windows, U32_MAX / 2);
 			continue;
 		}
 		busy_ns += b->sum_ns;
+		*nr_done += b->nr;
 		mean_ns = div64_u64(b->sum_ns, b->nr) ?: 1;
 		WRITE_ONCE(b->est.lat_ns,
 			   min(blk_clat_ewma(b->est.lat_ns, mean_ns,
@@ -211,18 +207,17 @@ EXPORT_SYMBOL_GPL(blk_clat_fold);
 /**
  * blk_clat_read - an estimate, as of the last fold
  * @clat: the estimator
- * @key: from blk_clat_key()
+ * @write: of writes, not reads
  *
  * Context: any.
  * Return: the estimate; ages written by a concurrent fold may be seen with
  * the latencies of the fold before.
  */
-struct blk_clat_est blk_clat_read(const struct blk_clat *clat,
-				  unsigned int key)
+struct blk_clat_est blk_clat_read(const struct blk_clat *clat, bool write)
 {
 	return (struct blk_clat_est){
-		.lat_ns = READ_ONCE(clat->bucket[key].est.lat_ns),
-		.age = READ_ONCE(clat->bucket[key].est.age),
+		.lat_ns = READ_ONCE(clat->bucket[write].est.lat_ns),
+		.age = READ_ONCE(clat->bucket[write].est.age),
 	};
 }
 EXPORT_SYMBOL_GPL(blk_clat_read);
@@ -232,9 +227,7 @@ VISIBLE_IF_KUNIT struct blk_clat *blk_clat_alloc(void)
 	struct blk_clat *clat;
 	unsigned int i;
 
-	clat = kzalloc(struct_size(clat, bucket,
-				   nr_node_ids * BLK_CLAT_KEYS_PER_NODE),
-		       GFP_KERNEL);
+	clat = kzalloc(sizeof(*clat), GFP_KERNEL);
 	if (!clat)
 		return NULL;
 	clat->pcpu = alloc_percpu(struct blk_clat_pcpu);
@@ -242,7 +235,7 @@ VISIBLE_IF_KUNIT struct blk_clat *blk_clat_alloc(void)
 		kfree(clat);
 		return NULL;
 	}
-	for (i = 0; i < nr_node_ids * BLK_CLAT_KEYS_PER_NODE; i++)
+	for (i = 0; i < ARRAY_SIZE(clat->bucket); i++)
 		clat->bucket[i].est.age = BLK_CLAT_MAX_AGE;
 	return clat;
 }
@@ -261,18 +254,17 @@ static void blk_clat_exit(struct rq_qos *rqos)
 }
 
 #ifdef CONFIG_BLK_DEBUG_FS
-/* One line per estimate: node, direction, estimate, age. */
+/* One line per estimate: direction, estimate, age. */
 static int blk_clat_estimates_show(void *data, struct seq_file *m)
 {
 	struct blk_clat *clat = rqos_to_clat(data);
 	struct blk_clat_est est;
-	unsigned int key;
+	int write;
 
-	for (key = 0; key < nr_node_ids * BLK_CLAT_KEYS_PER_NODE; key++) {
-		est = blk_clat_read(clat, key);
-		seq_printf(m, "%u %s %u %u\n", key / BLK_CLAT_KEYS_PER_NODE,
-			   str_write_read(key % BLK_CLAT_KEYS_PER_NODE),
-			   est.lat_ns, est.age);
+	for (write = 0; write < 2; write++) {
+		est = blk_clat_read(clat, write);
+		seq_printf(m, "%s %u %u\n", str_write_read(write), est.lat_ns,
+			   est.age);
 	}
 	return 0;
 }

@@ -22,12 +22,12 @@ BH = 'include/linux/blk-clat.h'
 BC = 'block/blk-clat.c'
 abl = {
  'baseline': [],
- 'size-classes': [(BH, '		class = min((fls(bytes - 1) - 11) / 2, BLK_CLAT_NR_CLASSES - 1);', '		class = 0;')],
- 'per-node': [(BH, '	return (node * 2 + write) * BLK_CLAT_NR_CLASSES + class;', '	return (0 * node * 2 + write) * BLK_CLAT_NR_CLASSES + class;')],
- 'reads-writes-apart': [(BH, '	return (node * 2 + write) * BLK_CLAT_NR_CLASSES + class;', '	return (node * 2 + 0 * write) * BLK_CLAT_NR_CLASSES + class;')],
+ 'reads-writes-apart': [(BH, '	unsigned int weight = blk_clat_weight(clat, cpu, write);', '	unsigned int weight = blk_clat_weight(clat, cpu, write = false);'),
+                        (ML, '	struct blk_clat_est est = blk_clat_read(lat->clat, write);', '	struct blk_clat_est est = blk_clat_read(lat->clat, false);')],
  'band': [(ML, '#define NVME_LAT_BAND_SHIFT	2', '#define NVME_LAT_BAND_SHIFT	40')],
  'littles-law': [(ML, '''	in->per_req_ns = div_u64((u64)in->lat_ns << 10,
 				 lat->inflight_x1024 + 1024);''', '''	in->per_req_ns = in->lat_ns;''')],
+ 'mean-in-flight-bound': [(ML, '			  (nr_done + inflight) << 10, U16_MAX << 10);', '			  U16_MAX << 10, U16_MAX << 10);')],
  'probes': [(ML, '''	if (!b->fresh || !in->stale || in->silent || in->tier != b->tier ||''', '''	if (1 || !b->fresh || !in->stale || in->silent || in->tier != b->tier ||''')],
  'probe-backoff': [(ML, '#define NVME_LAT_MAX_BACKOFF	4', '#define NVME_LAT_MAX_BACKOFF	0')],
  'backoff-end-on-doubling': [(ML, '	if (!outside || b->band_ns > 2ULL * s->band_ns) {', '	if (!outside) {')],
@@ -35,7 +35,6 @@ abl = {
  'no-estimate-in-band': [(ML, '''	if (in->lat_ns > b->band_ns)
 		return nvme_lat_make_price(b->band_ns, in->per_req_ns);''', '''	if (in->lat_ns > b->band_ns || !in->lat_ns)
 		return nvme_lat_make_price(b->band_ns, in->per_req_ns);''')],
- 'borrow-larger-class': [(ML, '	bool borrow = (key + 1) % BLK_CLAT_NR_CLASSES;', '	bool borrow = false;')],
  'ewma-ageing': [(BC, '''					     b->est.age + windows - 1), U32_MAX));''', '''					     0), U32_MAX));''')],
  'probes-only-in-use': [(ML, '''	if (!b->fresh || !in->stale''', '''	if (!in->stale''')],
 }

@@ -12,21 +12,6 @@
 struct gendisk;
 struct blk_clat;
 
-/* estimates per NUMA node: reads and writes */
-#define BLK_CLAT_KEYS_PER_NODE	2
-
-/**
- * blk_clat_key - the estimate that describes an I/O
- * @node: NUMA node of the submitting CPU
- * @write: the I/O writes
- *
- * Return: an index below nr_node_ids * %BLK_CLAT_KEYS_PER_NODE.
- */
-static inline unsigned int blk_clat_key(int node, bool write)
-{
-	return node * BLK_CLAT_KEYS_PER_NODE + write;
-}
-
 /**
  * struct blk_clat_est - one estimate, as of the last fold
  * @lat_ns: decayed mean completion latency; 0 if there has been no sample
@@ -50,26 +35,24 @@ static inline void blk_clat_discard(struct request *rq)
 
 struct blk_clat *blk_clat_attach(struct gendisk *disk);
 void blk_clat_detach(struct gendisk *disk);
-u64 blk_clat_fold(struct blk_clat *clat, unsigned int windows);
-struct blk_clat_est blk_clat_read(const struct blk_clat *clat,
-				  unsigned int key);
+u64 blk_clat_fold(struct blk_clat *clat, unsigned int windows, u64 *nr_done);
+struct blk_clat_est blk_clat_read(const struct blk_clat *clat, bool write);
 #if IS_ENABLED(CONFIG_KUNIT)
 u64 blk_clat_ewma(u64 old_ns, u64 mean_ns, unsigned int age);
 struct blk_clat *blk_clat_alloc(void);
 void blk_clat_free(struct blk_clat *clat);
-unsigned int blk_clat_weight(struct blk_clat *clat, int cpu, unsigned int key);
-void blk_clat_add(struct blk_clat *clat, int cpu, unsigned int key, u64 lat_ns,
+unsigned int blk_clat_weight(struct blk_clat *clat, int cpu, bool write);
+void blk_clat_add(struct blk_clat *clat, int cpu, bool write, u64 lat_ns,
 		  unsigned int weight);
 
 /* A completion on @cpu that took @lat_ns, as blk_clat_done() takes it */
 static inline void blk_clat_add_sample(struct blk_clat *clat, int cpu,
 				       bool write, u64 lat_ns)
 {
-	unsigned int key = blk_clat_key(0, write);
-	unsigned int weight = blk_clat_weight(clat, cpu, key);
+	unsigned int weight = blk_clat_weight(clat, cpu, write);
 
 	if (weight)
-		blk_clat_add(clat, cpu, key, lat_ns, weight);
+		blk_clat_add(clat, cpu, write, lat_ns, weight);
 }
 #endif
 

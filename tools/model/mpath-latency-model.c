@@ -34,8 +34,6 @@
 #include <linux/sort.h>
 #include <linux/time64.h>
 
-#include "nvme.h"
-
 enum {
 	MODEL_MAX_PATHS		= 8,
 	MODEL_MAX_NS		= 2,
@@ -355,7 +353,7 @@ static void model_lat_timer(struct model *m, int ns, unsigned long now)
 		busy |= inflight != 0;
 	}
 	m->lat_probes[ns] = 0;
-	for (key = 0; key < nr_node_ids * BLK_CLAT_KEYS_PER_NODE; key++)
+	for (key = 0; key < ARRAY_SIZE(m->lat[ns][0]->slot); key++)
 		m->lat_probes[ns] += model_price_head(m, ns, key, now);
 	if (busy) {
 		m->timer_expires[ns] = now + win;
@@ -421,7 +419,7 @@ static int model_choose(struct nvme_lat *const *lat, const u8 *tier,
 /* The latency iopolicy on the model: it wakes the timer, as it does. */
 static int model_latency(struct model *m, const struct model_job *job)
 {
-	unsigned int key = blk_clat_key(cpu_to_node(0), job->write);
+	unsigned int key = job->write;
 	u32 inflight[MODEL_MAX_PATHS];
 	int i, ns = job->ns;
 	bool probe;
@@ -1005,8 +1003,9 @@ static void model_test_capacity_4_1(struct kunit *test)
 
 /*
  * Two serial links of 4:1 bandwidth (128 KiB takes 43 ms and 175 ms), 16
- * in flight: a window sees one or two completions per path.  At least 90%
- * of the summed capacity.
+ * in flight: a window sees one or two completions per path, each of which
+ * took longer than the window.  At least 90% of the summed capacity, and
+ * 99% of the oracle's I/Os.
  */
 static void model_test_links_4_1(struct kunit *test)
 {
@@ -1022,6 +1021,9 @@ static void model_test_links_4_1(struct kunit *test)
 	model_compare(test, &sc, false, &oracle, res);
 	/* 1 / 43 ms + 1 / 175 ms = 28.97 IOPS, over 55 s: 1593 I/Os */
 	KUNIT_EXPECT_GE(test, res[MODEL_LAT].done, 1593ULL * 9 / 10);
+	/* as both links stay busy: 99% of the oracle's I/Os */
+	KUNIT_EXPECT_GE(test, res[MODEL_LAT].done * 100,
+			res[MODEL_ORACLE].done * 99);
 	kunit_info(test, "model: links-4:1 | latency | %llu I/Os, queue-depth %llu, oracle %llu\n",
 		   res[MODEL_LAT].done, res[MODEL_QD].done, res[MODEL_ORACLE].done);
 }
@@ -1449,17 +1451,19 @@ static void model_test_black_hole_new_path(struct kunit *test)
 
 /*
  * nvme_lat_input() and nvme_lat_fold_path() on a real estimator: the
- * estimate, its age, requests in flight by Little's law, and silence.  A
+ * estimate, its age, requests in flight by Little's law (no more than
+ * completed or are still in flight), and silence.  A
  * path that holds requests and has answered none for longer than its
  * estimate and a window is silent, priced at its silence (capped); idle,
  * it is not.
  */
 static void model_test_input(struct kunit *test)
 {
-	unsigned int key = blk_clat_key(cpu_to_node(0), false);
+	unsigned int key = 0;	/* reads */
 	unsigned long win = model_window(), t = 100000;
 	struct nvme_lat *lat = model_lat_alloc(test, t);
 	int i, nr = div_u64(8 * jiffies_to_nsecs(win), 160000);
+	u32 old;
 
 	nvme_lat_input(lat, 0, 0, key, t, &lat->in);
 	KUNIT_EXPECT_EQ(test, lat->in.lat_ns, 0U);
@@ -1506,6 +1510,17 @@ static void model_test_input(struct kunit *test)
 	nvme_lat_input(lat, 0, 0, key, t + 4 * win, &lat->in);
 	KUNIT_EXPECT_TRUE(test, lat->in.stale);
 	KUNIT_EXPECT_EQ(test, lat->in.lat_ns, 160000U);
+	/*
+	 * One completion that took 30 windows, 7 requests still in flight: at
+	 * most 8 were in flight in the window, not 30.
+	 */
+	old = lat->inflight_x1024;
+	blk_clat_add_sample(lat->clat, 0, false, 30 * jiffies_to_nsecs(win));
+	KUNIT_EXPECT_TRUE(test, nvme_lat_fold_path(lat, 7, 1,
+						   jiffies_to_nsecs(win),
+						   t + 5 * win));
+	KUNIT_EXPECT_LE(test, lat->inflight_x1024,
+			old - (old >> 2) + (8 * 1024 >> 2));
 	model_lat_free(lat);
 }
 
@@ -1518,7 +1533,7 @@ static void model_test_input(struct kunit *test)
 static void model_test_many_paths(struct kunit *test)
 {
 	static const int counts[] = { 17, 64, 64 };
-	unsigned int key = blk_clat_key(cpu_to_node(0), false);
+	unsigned int key = 0;	/* reads */
 	struct nvme_lat **lat;
 	struct nvme_lat_band b;
 	int n, k, i, fast, chosen;
@@ -1533,10 +1548,7 @@ static void model_test_many_paths(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, inflight);
 	KUNIT_ASSERT_NOT_NULL(test, tier);
 	for (i = 0; i < 64; i++) {
-		lat[i] = kunit_kzalloc(test,
-				       struct_size(lat[i], slot,
-						   nr_node_ids * BLK_CLAT_KEYS_PER_NODE),
-				       GFP_KERNEL);
+		lat[i] = kunit_kzalloc(test, sizeof(*lat[i]), GFP_KERNEL);
 		KUNIT_ASSERT_NOT_NULL(test, lat[i]);
 	}
 	for (k = 0; k < ARRAY_SIZE(counts); k++) {
@@ -1555,7 +1567,7 @@ static void model_test_many_paths(struct kunit *test)
 		for (i = 0; i < n; i++)
 			nvme_lat_publish(&lat[i]->slot[key],
 					 nvme_lat_price(&b, &lat[i]->in),
-					 k == 2 && i == 50);
+					 k == 2 && i == 50, false);
 		chosen = model_choose(lat, tier, inflight, n, key, &probe, NULL);
 		if (k == 2) {
 			KUNIT_EXPECT_EQ(test, chosen, 50);
@@ -1597,6 +1609,5 @@ static struct kunit_suite nvme_latency_model_suite = {
 
 kunit_test_suite(nvme_latency_model_suite);
 
-MODULE_DESCRIPTION("KUnit path model of the NVMe multipath latency iopolicy");
-MODULE_LICENSE("GPL");
+/* blk-clat's functions for KUnit tests */
 MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");

@@ -639,41 +639,38 @@ nvlat_clat_dir() {
 # nvlat_clat_attached ID: the path through port ID has an estimator.
 nvlat_clat_attached() { [ -e "$(nvlat_clat_dir "$1")/estimates" ]; }
 
-# nvlat_clat_est_ns ID [read|write]: the freshest estimate in ns of that
-# direction (of any node; the lowest age, the first node on a tie); fails
-# while there is none.  debugfs estimates has a line per node and
-# direction: "NODE read|write LAT_NS AGE", LAT_NS 0 without an estimate,
-# AGE in windows (50 ms) since the estimate last had samples (0: fresh).
+# nvlat_clat_est_ns ID [read|write]: the estimate in ns of that direction;
+# fails while there is none.  debugfs estimates has a line per direction:
+# "read|write LAT_NS AGE", LAT_NS 0 without an estimate, AGE in windows
+# (50 ms) since the estimate last had samples (0: fresh).
 nvlat_clat_est_ns() {
-	awk -v dir="${2:-read}" '
-		$2 == dir && $3 > 0 && (best == "" || $4 < age) { best = $3; age = $4 }
-		END { if (best == "") exit 1; print best }' "$(nvlat_clat_dir "$1")/estimates"
+	awk -v dir="${2:-read}" '$1 == dir && $2 > 0 { print $2; found = 1 }
+		END { exit !found }' "$(nvlat_clat_dir "$1")/estimates"
 }
 
 # nvlat_lat_file ID: the latency file of the path through port ID, which
-# under the latency iopolicy has a line per online node
-#   node<N> read <us|-> write <us|-> inflight <n> <fresh|stale|silent|none>
+# under the latency iopolicy has one line
+#   read <us|-> write <us|-> inflight <n> <fresh|stale|backed-off|silent|none>
 # (the estimates, the namespace's requests in flight on the path, the
-# path's state for reads of the node, "none" without an estimator) and is
-# empty under the other policies.
+# path's state for reads, "none" without an estimator) and is empty under
+# the other policies.
 nvlat_lat_file() {
 	local d
 	d=$(nvlat_path_disk "$1") || return
 	echo "/sys/block/$d/latency"
 }
 
-# nvlat_lat_field ID read|write|inflight|state [NODE]: that field of node
-# NODE's line (default 0) of the path's latency file; fails without such a
-# line (under another iopolicy, or a node that is not online).
+# nvlat_lat_field ID read|write|inflight|state: that field of the path's
+# latency file; fails without its line (under another iopolicy).
 nvlat_lat_field() {
 	local f
 	f=$(nvlat_lat_file "$1") || return
-	awk -v node="node${3:-0}" -v f="$2" '
-		$1 == node && NF == 8 {
-			if (f == "read") v = $3
-			else if (f == "write") v = $5
-			else if (f == "inflight") v = $7
-			else if (f == "state") v = $8
+	awk -v f="$2" '
+		NF == 7 {
+			if (f == "read") v = $2
+			else if (f == "write") v = $4
+			else if (f == "inflight") v = $6
+			else if (f == "state") v = $7
 			else exit
 			print v
 			found = 1

@@ -6,8 +6,6 @@
 #include <linux/slab.h>
 #include <linux/time64.h>
 
-#include "nvme.h"
-
 #define US(x)	((u32)((x) * NSEC_PER_USEC))
 
 static struct nvme_lat_in lat_in(u32 lat_ns, u32 per_req_ns, u8 tier)
@@ -206,11 +204,11 @@ static void lat_test_probe(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, nvme_lat_probe(&s, &in, &b));
 
 	s.price = 0;
-	KUNIT_EXPECT_TRUE(test, nvme_lat_publish(&s, 7, true));
-	KUNIT_EXPECT_TRUE(test, nvme_lat_publish(&s, 8, false));
+	KUNIT_EXPECT_TRUE(test, nvme_lat_publish(&s, 7, true, false));
+	KUNIT_EXPECT_TRUE(test, nvme_lat_publish(&s, 8, false, false));
 	KUNIT_EXPECT_EQ(test, s.price, 8 | NVME_LAT_PROBE);
 	s.price = 8;	/* claimed */
-	KUNIT_EXPECT_FALSE(test, nvme_lat_publish(&s, 9, false));
+	KUNIT_EXPECT_FALSE(test, nvme_lat_publish(&s, 9, false, false));
 }
 
 /* A probe still pending when its path goes silent is dropped. */
@@ -223,10 +221,10 @@ static void lat_test_probe_silent(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, lat);
 	lat->in = lat_in(US(110), US(110), 0);
 	lat->in.stale = true;
-	KUNIT_EXPECT_TRUE(test, nvme_lat_price_path(lat, &b, 0));
+	KUNIT_EXPECT_TRUE(test, nvme_lat_price_path(lat, &b, false));
 	lat->in.silent = true;
 	lat->in.lat_ns = US(60000);
-	KUNIT_EXPECT_FALSE(test, nvme_lat_price_path(lat, &b, 0));
+	KUNIT_EXPECT_FALSE(test, nvme_lat_price_path(lat, &b, false));
 	KUNIT_EXPECT_FALSE(test, lat->slot[0].price & NVME_LAT_PROBE);
 	kfree(lat);
 }
@@ -249,7 +247,3 @@ static struct kunit_suite lat_test_suite = {
 };
 
 kunit_test_suite(lat_test_suite);
-
-MODULE_DESCRIPTION("KUnit tests of the NVMe latency iopolicy");
-MODULE_LICENSE("GPL");
-MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");

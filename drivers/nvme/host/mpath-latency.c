@@ -4,7 +4,7 @@
  *
  * Each path queue of a head that uses the policy and has more than one path
  * carries a blk-clat estimator.  Once per window a timer per head folds the
- * estimators and prices every path for every NUMA node and direction
+ * estimators and prices every path for reads and for writes
  * (nvme_lat_price()).  Per I/O, nvme_latency_path() walks the paths as
  * queue-depth does and takes the cheapest at the current in-flight counts.
  */
@@ -12,9 +12,7 @@
 #include <linux/jiffies.h>
 #include <linux/math64.h>
 #include <linux/slab.h>
-#include <linux/string_choices.h>
 #include <linux/sysfs.h>
-#include <kunit/visibility.h>
 
 #include "nvme.h"
 
@@ -29,6 +27,71 @@
 /* a failed attach is retried this much later */
 #define NVME_LAT_RETRY_DELAY	HZ
 
+/* head->lat_flags: the timer has stopped; the next I/O starts it */
+#define NVME_LAT_IDLE		0
+#define NVME_LAT_UNUSABLE	U8_MAX
+/*
+ * A price: floor_ns << 32 | per_req_ns, with the floor below 2^30 ns, a bit
+ * for a pending probe and one for a member of the band.
+ */
+#define NVME_LAT_MAX_NS		(U32_MAX >> 2)
+#define NVME_LAT_FLOOR		GENMASK_ULL(61, 32)
+#define NVME_LAT_BAND		BIT_ULL(62)
+#define NVME_LAT_PROBE		BIT_ULL(63)
+/* a path not priced yet: dearer than every priced one */
+#define NVME_LAT_UNPRICED	((u64)NVME_LAT_MAX_NS << 32)
+
+/* one path, as the latency iopolicy prices it for one kind of I/O */
+struct nvme_lat_in {
+	u32 lat_ns;		/* estimate, 0 if none; a silent path's silence */
+	u32 per_req_ns;		/* lat_ns / (mean in flight when measured + 1) */
+	u8 tier;		/* 0 ANA optimized, 1 non-optimized, or unusable */
+	bool stale;		/* no samples for a while: probe it */
+	bool silent;		/* holds requests, has answered none for long */
+};
+
+/* the paths of the best tier whose estimates count as equal */
+struct nvme_lat_band {
+	u64 min_ns;		/* lowest estimate, 0 if none */
+	u64 min_per_req_ns;	/* that path's per_req_ns */
+	u64 band_ns;		/* upper end of the band */
+	unsigned int nr;
+	u8 tier;
+	bool fresh;		/* an estimate had samples lately */
+};
+
+/* one path's price for one kind of I/O; the I/O reads @price only */
+struct nvme_lat_slot {
+	u64 price;
+	u32 band_ns;		/* band at the last probe */
+	u8 backoff;		/* probes 2^backoff windows apart */
+	u8 wait;		/* windows until the next probe */
+};
+
+/**
+ * struct nvme_lat - what the latency iopolicy keeps of one path
+ * @clat: the path queue's estimator
+ * @answered_jiffies: the last fold that saw the path answer, or idle
+ * @inflight_x1024: mean requests in flight, in 1/1024 (Little's law)
+ * @inflight: requests in flight, as the timer read them this window
+ * @tier: its ANA tier, likewise (as in struct nvme_lat_in)
+ * @in: the timer's scratch
+ * @ns: the path, while on a list of estimators to detach
+ * @entry: on that list
+ * @slot: for reads and for writes
+ */
+struct nvme_lat {
+	struct blk_clat *clat;
+	unsigned long answered_jiffies;
+	u32 inflight_x1024;
+	u32 inflight;
+	u8 tier;
+	struct nvme_lat_in in;
+	struct nvme_ns *ns;
+	struct list_head entry;
+	struct nvme_lat_slot slot[2];
+};
+
 /*
  * A price: the floor and the cost per request in flight, in ns.  The
  * cost of a path with n requests in flight is max(floor, per_req * (n + 1)),
@@ -39,7 +102,7 @@ static u64 nvme_lat_make_price(u64 floor_ns, u64 per_req_ns)
 	return min(floor_ns, NVME_LAT_MAX_NS) << 32 | min(per_req_ns, U32_MAX);
 }
 
-VISIBLE_IF_KUNIT u64 nvme_lat_cost(u64 price, unsigned int inflight)
+static u64 nvme_lat_cost(u64 price, unsigned int inflight)
 {
 	u64 floor_ns = (price & NVME_LAT_FLOOR) >> 32;
 	u64 load_ns;
@@ -48,7 +111,6 @@ VISIBLE_IF_KUNIT u64 nvme_lat_cost(u64 price, unsigned int inflight)
 	load_ns = (u64)lower_32_bits(price) * (inflight + 1);
 	return max(floor_ns, load_ns) << 16 | inflight;
 }
-EXPORT_SYMBOL_IF_KUNIT(nvme_lat_cost);
 
 /*
  * Take a path into the band of one kind of I/O (@b zeroed before the first):
@@ -56,8 +118,8 @@ EXPORT_SYMBOL_IF_KUNIT(nvme_lat_cost);
  * path's estimate is a bound, not a measurement, and sets no band.  The band
  * is fresh if an estimate had samples lately: that kind of I/O is in use.
  */
-VISIBLE_IF_KUNIT void nvme_lat_band_add(struct nvme_lat_band *b,
-					const struct nvme_lat_in *in)
+static void nvme_lat_band_add(struct nvme_lat_band *b,
+			      const struct nvme_lat_in *in)
 {
 	if (!b->nr || in->tier < b->tier) {
 		b->tier = in->tier;
@@ -74,7 +136,6 @@ VISIBLE_IF_KUNIT void nvme_lat_band_add(struct nvme_lat_band *b,
 	b->min_per_req_ns = in->per_req_ns;
 	b->band_ns = b->min_ns + (b->min_ns >> NVME_LAT_BAND_SHIFT);
 }
-EXPORT_SYMBOL_IF_KUNIT(nvme_lat_band_add);
 
 /*
  * A path's price against the band.  Band members and paths without an
@@ -85,8 +146,8 @@ EXPORT_SYMBOL_IF_KUNIT(nvme_lat_band_add);
  * path costs at least its silence.  Paths of every ANA tier are priced, so
  * that none is free when its state changes.
  */
-VISIBLE_IF_KUNIT u64 nvme_lat_price(const struct nvme_lat_band *b,
-				    const struct nvme_lat_in *in)
+static u64 nvme_lat_price(const struct nvme_lat_band *b,
+			  const struct nvme_lat_in *in)
 {
 	if (!b->min_ns)
 		return NVME_LAT_BAND;
@@ -97,42 +158,37 @@ VISIBLE_IF_KUNIT u64 nvme_lat_price(const struct nvme_lat_band *b,
 		return nvme_lat_make_price(b->band_ns, in->per_req_ns);
 	return nvme_lat_make_price(b->min_ns, b->min_per_req_ns) | NVME_LAT_BAND;
 }
-EXPORT_SYMBOL_IF_KUNIT(nvme_lat_price);
 
 /* A path's state before its first window: not priced, silent from now on */
-VISIBLE_IF_KUNIT struct nvme_lat *nvme_lat_alloc(void)
+static struct nvme_lat *nvme_lat_alloc(void)
 {
-	unsigned int key, nr_keys = nr_node_ids * BLK_CLAT_KEYS_PER_NODE;
-	struct nvme_lat *lat;
+	struct nvme_lat *lat = kzalloc(sizeof(*lat), GFP_KERNEL);
 
-	lat = kzalloc(struct_size(lat, slot, nr_keys), GFP_KERNEL);
 	if (!lat)
 		return NULL;
-	for (key = 0; key < nr_keys; key++)
-		lat->slot[key].price = NVME_LAT_UNPRICED;
+	lat->slot[0].price = NVME_LAT_UNPRICED;
+	lat->slot[1].price = NVME_LAT_UNPRICED;
 	lat->answered_jiffies = jiffies;
 	return lat;
 }
-EXPORT_SYMBOL_IF_KUNIT(nvme_lat_alloc);
 
 /*
  * A new path starts at the lowest price of the others, @from one of them:
  * its first window, without an estimate, puts it in the band.
  */
-VISIBLE_IF_KUNIT void nvme_lat_start_prices(struct nvme_lat *lat,
-					    const struct nvme_lat *from)
+static void nvme_lat_start_prices(struct nvme_lat *lat,
+				  const struct nvme_lat *from)
 {
-	unsigned int key;
+	unsigned int i;
 	u64 price;
 
-	for (key = 0; key < nr_node_ids * BLK_CLAT_KEYS_PER_NODE; key++) {
-		price = READ_ONCE(from->slot[key].price) & ~NVME_LAT_PROBE;
+	for (i = 0; i < ARRAY_SIZE(lat->slot); i++) {
+		price = READ_ONCE(from->slot[i].price) & ~NVME_LAT_PROBE;
 		if ((price & NVME_LAT_FLOOR) <
-		    (lat->slot[key].price & NVME_LAT_FLOOR))
-			lat->slot[key].price = price;
+		    (lat->slot[i].price & NVME_LAT_FLOOR))
+			lat->slot[i].price = price;
 	}
 }
-EXPORT_SYMBOL_IF_KUNIT(nvme_lat_start_prices);
 
 static u8 nvme_lat_tier(struct nvme_ns *ns)
 {
@@ -152,12 +208,11 @@ static u8 nvme_lat_tier(struct nvme_ns *ns)
  * Fold a path's estimator; true if it had samples.  Their summed latency
  * over the window is the mean number of requests in flight (Little's law).
  */
-VISIBLE_IF_KUNIT bool nvme_lat_fold_path(struct nvme_lat *lat,
-					 unsigned int inflight,
-					 unsigned int windows, u64 elapsed_ns,
-					 unsigned long now)
+static bool nvme_lat_fold_path(struct nvme_lat *lat, unsigned int inflight,
+			       unsigned int windows, u64 elapsed_ns,
+			       unsigned long now)
 {
-	u64 busy_ns = blk_clat_fold(lat->clat, windows);
+	u64 nr_done, busy_ns = blk_clat_fold(lat->clat, windows, &nr_done);
 	u32 mean_x1024;
 
 	/* silence counts from the last fold that saw it answer or idle */
@@ -165,22 +220,24 @@ VISIBLE_IF_KUNIT bool nvme_lat_fold_path(struct nvme_lat *lat,
 		lat->answered_jiffies = now;
 	if (!busy_ns)
 		return false;
-	mean_x1024 = min(div64_u64(busy_ns << 10, elapsed_ns), U16_MAX << 10);
+	/* a sample's whole latency counts in the window it completes in */
+	mean_x1024 = min3(div64_u64(busy_ns << 10, elapsed_ns),
+			  (nr_done + inflight) << 10, U16_MAX << 10);
 	lat->inflight_x1024 -= lat->inflight_x1024 >> 2;
 	lat->inflight_x1024 += mean_x1024 >> 2;
 	return true;
 }
-EXPORT_SYMBOL_IF_KUNIT(nvme_lat_fold_path);
 
 /*
- * What pricing needs of a path for @key.  A path that holds requests and has
- * answered none for longer than its estimate and a window is silent.
+ * What pricing needs of a path for reads or for @write.  A path that holds
+ * requests and has answered none for longer than its estimate and a window
+ * is silent.
  */
-VISIBLE_IF_KUNIT void nvme_lat_input(const struct nvme_lat *lat, u8 tier,
-				     unsigned int inflight, unsigned int key,
-				     unsigned long now, struct nvme_lat_in *in)
+static void nvme_lat_input(const struct nvme_lat *lat, u8 tier,
+			   unsigned int inflight, bool write, unsigned long now,
+			   struct nvme_lat_in *in)
 {
-	struct blk_clat_est est = blk_clat_read(lat->clat, key);
+	struct blk_clat_est est = blk_clat_read(lat->clat, write);
 	u64 silent_ns = jiffies_to_nsecs(now - READ_ONCE(lat->answered_jiffies));
 
 	in->tier = tier;
@@ -192,16 +249,15 @@ VISIBLE_IF_KUNIT void nvme_lat_input(const struct nvme_lat *lat, u8 tier,
 	in->per_req_ns = div_u64((u64)in->lat_ns << 10,
 				 lat->inflight_x1024 + 1024);
 }
-EXPORT_SYMBOL_IF_KUNIT(nvme_lat_input);
 
 /*
  * Whether a stale path that answers gets a probe in this window.  The
  * interval doubles while probes find the path outside the band, and ends
  * once it is in the band or the band has more than doubled.
  */
-VISIBLE_IF_KUNIT bool nvme_lat_probe(struct nvme_lat_slot *s,
-				     const struct nvme_lat_in *in,
-				     const struct nvme_lat_band *b)
+static bool nvme_lat_probe(struct nvme_lat_slot *s,
+			   const struct nvme_lat_in *in,
+			   const struct nvme_lat_band *b)
 {
 	bool outside = b->min_ns && in->lat_ns > b->band_ns;
 
@@ -222,18 +278,17 @@ VISIBLE_IF_KUNIT bool nvme_lat_probe(struct nvme_lat_slot *s,
 		s->backoff++;
 	return true;
 }
-EXPORT_SYMBOL_IF_KUNIT(nvme_lat_probe);
 
 /*
- * Publish a price; a probe stays pending until an I/O claims it.  Returns
- * true if one is pending.
+ * Publish a price; a probe stays pending until an I/O claims it or its path
+ * is @silent.  Returns true if one is pending.
  */
-VISIBLE_IF_KUNIT bool nvme_lat_publish(struct nvme_lat_slot *s, u64 price,
-				       bool probe)
+static bool nvme_lat_publish(struct nvme_lat_slot *s, u64 price, bool probe,
+			     bool silent)
 {
 	u64 old = READ_ONCE(s->price);
 
-	if (probe || (old & NVME_LAT_PROBE))
+	if (probe || ((old & NVME_LAT_PROBE) && !silent))
 		price |= NVME_LAT_PROBE;
 	if (try_cmpxchg(&s->price, &old, price))
 		return price & NVME_LAT_PROBE;
@@ -241,31 +296,23 @@ VISIBLE_IF_KUNIT bool nvme_lat_publish(struct nvme_lat_slot *s, u64 price,
 	WRITE_ONCE(s->price, price & ~NVME_LAT_PROBE);
 	return false;
 }
-EXPORT_SYMBOL_IF_KUNIT(nvme_lat_publish);
 
 /*
- * Publish @lat's price for @key against the band @b, its inputs in lat->in.
+ * Publish @lat's price for @write against the band @b, its inputs in lat->in.
  * Returns true if a probe is pending.
  */
-VISIBLE_IF_KUNIT bool nvme_lat_price_path(struct nvme_lat *lat,
-					  const struct nvme_lat_band *b,
-					  unsigned int key)
+static bool nvme_lat_price_path(struct nvme_lat *lat,
+				const struct nvme_lat_band *b, bool write)
 {
-	struct nvme_lat_slot *s = &lat->slot[key];
+	struct nvme_lat_slot *s = &lat->slot[write];
 	bool probe = nvme_lat_probe(s, &lat->in, b);
-	u64 price = nvme_lat_price(b, &lat->in);
 
-	/* a path gone silent drops a probe still pending */
-	if (lat->in.silent) {
-		WRITE_ONCE(s->price, price);
-		return false;
-	}
-	return nvme_lat_publish(s, price, probe);
+	return nvme_lat_publish(s, nvme_lat_price(b, &lat->in), probe,
+				lat->in.silent);
 }
-EXPORT_SYMBOL_IF_KUNIT(nvme_lat_price_path);
 
-/* Price every path of @head for @key, under head->srcu. */
-static int nvme_lat_price_head(struct nvme_ns_head *head, unsigned int key,
+/* Price every path of @head for reads or for @write, under head->srcu. */
+static int nvme_lat_price_head(struct nvme_ns_head *head, bool write,
 			       unsigned long now)
 {
 	int probes = 0;
@@ -277,8 +324,8 @@ static int nvme_lat_price_head(struct nvme_ns_head *head, unsigned int key,
 				 srcu_read_lock_held(&head->srcu)) {
 		lat = srcu_dereference(ns->lat, &head->srcu);
 		if (lat) {
-			nvme_lat_input(lat, lat->tier, lat->inflight, key, now,
-				       &lat->in);
+			nvme_lat_input(lat, lat->tier, lat->inflight, write,
+				       now, &lat->in);
 			nvme_lat_band_add(&b, &lat->in);
 		}
 	}
@@ -286,7 +333,7 @@ static int nvme_lat_price_head(struct nvme_ns_head *head, unsigned int key,
 				 srcu_read_lock_held(&head->srcu)) {
 		lat = srcu_dereference(ns->lat, &head->srcu);
 		if (lat)
-			probes += nvme_lat_price_path(lat, &b, key);
+			probes += nvme_lat_price_path(lat, &b, write);
 	}
 	return probes;
 }
@@ -305,7 +352,6 @@ static void nvme_lat_timer(struct timer_list *t)
 	bool busy = false, any = false;
 	struct nvme_lat *lat;
 	struct nvme_ns *ns;
-	unsigned int key;
 	int srcu_idx, probes = 0;
 
 	head->lat_fold_jiffies = now;
@@ -325,8 +371,9 @@ static void nvme_lat_timer(struct timer_list *t)
 		busy |= lat->inflight != 0;
 		any = true;
 	}
-	for (key = 0; any && key < nr_node_ids * BLK_CLAT_KEYS_PER_NODE; key++)
-		probes += nvme_lat_price_head(head, key, now);
+	if (any)
+		probes = nvme_lat_price_head(head, false, now) +
+			 nvme_lat_price_head(head, true, now);
 	srcu_read_unlock(&head->srcu, srcu_idx);
 	atomic_set(&head->lat_probes, probes);
 
@@ -358,8 +405,8 @@ static bool nvme_lat_claim_probe(struct nvme_ns *ns, struct nvme_lat_slot *s,
  *	that gives no latency sample (flush, discard, write zeroes)
  *
  * Walks the paths as queue-depth does and takes, of the best ANA state, the
- * one with the lowest nvme_lat_cost() for the I/O's node and direction; the
- * first on ties.  It stops at an idle optimized path of the band unless a
+ * one with the lowest nvme_lat_cost() for the I/O's direction; the first on
+ * ties.  It stops at an idle optimized path of the band unless a
  * probe is pending: a path with one for that kind of I/O takes the I/O.
  *
  * Context: under head->srcu.
@@ -376,7 +423,6 @@ struct nvme_ns *nvme_latency_path(struct nvme_ns_head *head, struct bio *bio)
 	bool write = bio && (op_is_write(bio_op(bio)) || !bytes);
 	bool sample = bytes && (bio_op(bio) == REQ_OP_READ ||
 				bio_op(bio) == REQ_OP_WRITE);
-	unsigned int key = blk_clat_key(numa_node_id(), write);
 	struct nvme_lat *lat;
 
 	if (unlikely(test_bit(NVME_LAT_IDLE, &head->lat_flags)) &&
@@ -387,10 +433,10 @@ struct nvme_ns *nvme_latency_path(struct nvme_ns_head *head, struct bio *bio)
 		if (nvme_path_is_disabled(ns))
 			continue;
 		lat = srcu_dereference(ns->lat, &head->srcu);
-		price = lat ? READ_ONCE(lat->slot[key].price) :
+		price = lat ? READ_ONCE(lat->slot[write].price) :
 			      NVME_LAT_UNPRICED;
 		if (unlikely(price & NVME_LAT_PROBE) && sample &&
-		    nvme_lat_claim_probe(ns, &lat->slot[key], price))
+		    nvme_lat_claim_probe(ns, &lat->slot[write], price))
 			return ns;
 		inflight = atomic_read(&ns->lat_nr_active);
 		cost = nvme_lat_cost(price, inflight);
@@ -417,46 +463,20 @@ struct nvme_ns *nvme_latency_path(struct nvme_ns_head *head, struct bio *bio)
 	return best_opt ? best_opt : best_nonopt;
 }
 
-/* A path's state for @key, as the timer would find it now. */
-static const char *nvme_lat_state(const struct nvme_lat *lat, unsigned int key,
+/* A path's state for reads, as the timer would find it now. */
+static const char *nvme_lat_state(const struct nvme_lat *lat,
 				  unsigned int inflight)
 {
 	struct nvme_lat_in in;
 
 	if (!lat)
 		return "none";
-	nvme_lat_input(lat, 0, inflight, key, jiffies, &in);
+	nvme_lat_input(lat, 0, inflight, false, jiffies, &in);
 	if (in.silent)
 		return "silent";
 	if (!in.stale)
 		return "fresh";
-	return READ_ONCE(lat->slot[key].backoff) ? "backed-off" : "stale";
-}
-
-/* One node's line of nvme_lat_show(), at @at in @buf. */
-static int nvme_lat_show_node(const struct nvme_lat *lat, int node,
-			      unsigned int inflight, char *buf, int at)
-{
-	int len = sysfs_emit_at(buf, at, "node%d", node);
-	u32 lat_ns;
-	bool write;
-
-	for (write = false; ; write = true) {
-		lat_ns = lat ? blk_clat_read(lat->clat,
-					     blk_clat_key(node, write)).lat_ns : 0;
-		len += sysfs_emit_at(buf, at + len, " %s ",
-				     str_write_read(write));
-		if (lat_ns)
-			len += sysfs_emit_at(buf, at + len, "%u",
-					     DIV_ROUND_CLOSEST(lat_ns, 1000U));
-		else
-			len += sysfs_emit_at(buf, at + len, "-");
-		if (write)
-			break;
-	}
-	return len + sysfs_emit_at(buf, at + len, " inflight %u %s\n", inflight,
-				   nvme_lat_state(lat, blk_clat_key(node, false),
-						  inflight));
+	return READ_ONCE(lat->slot[0].backoff) ? "backed-off" : "stale";
 }
 
 /**
@@ -464,27 +484,37 @@ static int nvme_lat_show_node(const struct nvme_lat *lat, int node,
  * @ns: the path
  * @buf: the sysfs buffer
  *
- * One line per online NUMA node, as Documentation/ABI/testing/sysfs-nvme
- * describes; nothing under another iopolicy.
+ * One line, as Documentation/ABI/testing/sysfs-nvme describes; nothing under
+ * another iopolicy.
  *
  * Context: process context.
  * Return: the number of bytes written to @buf.
  */
 ssize_t nvme_lat_show(struct nvme_ns *ns, char *buf)
 {
+	unsigned int inflight = atomic_read(&ns->lat_nr_active);
 	struct nvme_ns_head *head = ns->head;
+	char est_us[2][12];
 	struct nvme_lat *lat;
-	int node, srcu_idx;
-	ssize_t len = 0;
+	unsigned int i;
+	int srcu_idx;
+	ssize_t len;
+	u32 lat_ns;
 
 	if (READ_ONCE(head->subsys->iopolicy) != NVME_IOPOLICY_LAT)
 		return 0;
 	srcu_idx = srcu_read_lock(&head->srcu);
 	lat = srcu_dereference(ns->lat, &head->srcu);
-	for_each_online_node(node)
-		len += nvme_lat_show_node(lat, node,
-					  atomic_read(&ns->lat_nr_active),
-					  buf, len);
+	for (i = 0; i < ARRAY_SIZE(est_us); i++) {
+		lat_ns = lat ? blk_clat_read(lat->clat, i).lat_ns : 0;
+		if (lat_ns)
+			snprintf(est_us[i], sizeof(est_us[i]), "%u",
+				 DIV_ROUND_CLOSEST(lat_ns, 1000U));
+		else
+			strscpy(est_us[i], "-");
+	}
+	len = sysfs_emit(buf, "read %s write %s inflight %u %s\n", est_us[0],
+			 est_us[1], inflight, nvme_lat_state(lat, inflight));
 	srcu_read_unlock(&head->srcu, srcu_idx);
 	return len;
 }
@@ -650,3 +680,7 @@ void nvme_latency_free_path(struct nvme_ns *ns)
 {
 	kfree(rcu_access_pointer(ns->lat));
 }
+
+#ifdef CONFIG_NVME_LATENCY_KUNIT_TEST
+#include "mpath-latency-test.c"
+#endif

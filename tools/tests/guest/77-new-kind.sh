@@ -35,7 +35,7 @@ nvlat_fio "$tmp/writes.json" --filename="/dev/$NVLAT_HEAD" --rw=randwrite --bs=6
 pids+=($!)
 writing() { [ "$(awk '{ print $5 }' "/sys/block/$NVLAT_HEAD/stat")" -gt 0 ]; }
 nvlat_wait 30 writing || tap_bail "no writes"
-has_est() { awk '$2 == "write" && $3 > 0 { f = 1 } END { exit !f }' \
+has_est() { awk '$1 == "write" && $2 > 0 { f = 1 } END { exit !f }' \
 	"$(nvlat_clat_dir "$1")/estimates"; }
 for id in 1 2; do
 	nvlat_wait 1 has_est "$id"

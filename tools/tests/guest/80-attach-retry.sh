@@ -56,7 +56,7 @@ for id in $ids; do
 done
 # states: in REPLY, per path "ID:attached" (its debugfs estimates exists),
 # "ID:none" (every line of its latency file says none) or "ID:STATE,..."
-# (the states its latency file shows, one per node)
+# (the states its latency file shows)
 states() {
 	local id s t w
 	REPLY=''

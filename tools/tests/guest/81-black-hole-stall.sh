@@ -73,7 +73,7 @@ renew() {
 	done
 	[ "$k" -lt 100 ] || return
 	for l in 0 1; do
-		while read -r _ _ v _; do [ "$v" = 0 ] || n=$((n + 1)); done < "${clat[l]}"
+		while read -r _ v _; do [ "$v" = 0 ] || n=$((n + 1)); done < "${clat[l]}"
 	done
 	echo "detached in $(((t1 - t0) / 1000)) ms, attached again in" \
 		"$(((${EPOCHREALTIME/[.,]/} - t1) / 1000)) ms with $n estimates" > "$out.renew"
