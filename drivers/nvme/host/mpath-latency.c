@@ -406,8 +406,8 @@ static bool nvme_lat_claim_probe(struct nvme_ns *ns, struct nvme_lat_slot *s,
  *
  * Walks the paths as queue-depth does and takes, of the best ANA state, the
  * one with the lowest nvme_lat_cost() for the I/O's direction; the first on
- * ties.  It stops at an idle optimized path of the band unless a
- * probe is pending: a path with one for that kind of I/O takes the I/O.
+ * ties.  It stops at an idle optimized path of the band unless a probe is
+ * pending: a path with one for that kind of I/O takes the I/O.
  *
  * Context: under head->srcu.
  * Return: the path, or NULL if none is usable.
