@@ -175,17 +175,20 @@ static void blk_clat_take(struct blk_clat *clat)
  * Context: process or softirq context; the caller serialises the folds of
  * one estimator.
  * Return: the summed latency of the samples taken, in ns; divided by the
- * time since the last fold, that is the mean number of requests in flight.
+ * time since the last fold, that is the mean number of requests in flight,
+ * but a sample counts whole in the fold that takes it, however long it took.
  */
 u64 blk_clat_fold(struct blk_clat *clat, unsigned int windows, u64 *nr_done)
 {
 	u64 mean_ns, busy_ns = 0;
 	struct blk_clat_bucket *b;
+	unsigned int i;
 
 	windows = max(windows, 1U);
 	*nr_done = 0;
 	blk_clat_take(clat);
-	for (b = clat->bucket; b < clat->bucket + ARRAY_SIZE(clat->bucket); b++) {
+	for (i = 0; i < ARRAY_SIZE(clat->bucket); i++) {
+		b = &clat->bucket[i];
 		if (!b->nr) {
 			b->est.age = min(b->est.age + windows, U32_MAX / 2);
 			continue;
@@ -227,7 +230,7 @@ VISIBLE_IF_KUNIT struct blk_clat *blk_clat_alloc(void)
 	struct blk_clat *clat;
 	unsigned int i;
 
-	clat = kzalloc(sizeof(*clat), GFP_KERNEL);
+	clat = kzalloc_obj(*clat);
 	if (!clat)
 		return NULL;
 	clat->pcpu = alloc_percpu(struct blk_clat_pcpu);

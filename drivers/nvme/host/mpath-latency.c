@@ -162,7 +162,7 @@ static u64 nvme_lat_price(const struct nvme_lat_band *b,
 /* A path's state before its first window: not priced, silent from now on */
 static struct nvme_lat *nvme_lat_alloc(void)
 {
-	struct nvme_lat *lat = kzalloc(sizeof(*lat), GFP_KERNEL);
+	struct nvme_lat *lat = kzalloc_obj(*lat);
 
 	if (!lat)
 		return NULL;
