@@ -18,7 +18,6 @@
 #include <linux/math64.h>
 #include <linux/percpu.h>
 #include <linux/slab.h>
-#include <linux/string_choices.h>
 #include <kunit/visibility.h>
 
 #include "blk.h"
@@ -261,14 +260,11 @@ static void blk_clat_exit(struct rq_qos *rqos)
 static int blk_clat_estimates_show(void *data, struct seq_file *m)
 {
 	struct blk_clat *clat = rqos_to_clat(data);
-	struct blk_clat_est est;
-	int write;
+	struct blk_clat_est rd = blk_clat_read(clat, false);
+	struct blk_clat_est wr = blk_clat_read(clat, true);
 
-	for (write = 0; write < 2; write++) {
-		est = blk_clat_read(clat, write);
-		seq_printf(m, "%s %u %u\n", str_write_read(write), est.lat_ns,
-			   est.age);
-	}
+	seq_printf(m, "read %u %u\nwrite %u %u\n", rd.lat_ns, rd.age,
+		   wr.lat_ns, wr.age);
 	return 0;
 }
 
