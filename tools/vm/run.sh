@@ -159,10 +159,9 @@ if [ -n "$local" ]; then
 	rm -rf "$layer" "$rundir/tools.cpio"
 	initrd=$rundir/initrd.img
 	append="$append nvlat.local=1"
-	# the wall clock seeds the guest's random numbers, and so does QEMU's
-	# own generator (-seed: the same numbers every boot)
+	# the wall clock seeds the guest's random numbers
 	# shellcheck disable=SC2054 # commas inside one QEMU argument
-	rtc=(-rtc base=2026-01-01T00:00:00,clock=vm -seed 1)
+	rtc=(-rtc base=2026-01-01T00:00:00,clock=vm)
 fi
 # Without ACPI the guest finds CPUs in the MP table, where SeaBIOS lists
 # one CPU per socket.  -p adds hot-pluggable (possible, offline) CPUs, which
