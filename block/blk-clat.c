@@ -119,13 +119,23 @@ static void blk_clat_track(struct rq_qos *rqos, struct request *rq,
 	rq->stats_sectors = bio_sectors(bio);
 }
 
+/* Out of line: most completions of a busy queue are no sample. */
+static noinline void blk_clat_sample(struct blk_clat *clat,
+				     struct request *rq, bool write,
+				     unsigned int weight)
+{
+	u64 now = blk_time_get_ns();
+
+	if (now > rq->start_time_ns)
+		blk_clat_add(clat, rq->mq_ctx->cpu, write,
+			     now - rq->start_time_ns, weight);
+}
+
 static void blk_clat_done(struct rq_qos *rqos, struct request *rq)
 {
 	struct blk_clat *clat = rqos_to_clat(rqos);
 	bool write = op_is_write(req_op(rq));
-	int cpu = rq->mq_ctx->cpu;
 	unsigned int weight;
-	u64 now;
 
 	/*
 	 * RQF_IO_STAT: start_time_ns is set; no sectors: blk_clat_discard();
@@ -135,12 +145,9 @@ static void blk_clat_done(struct rq_qos *rqos, struct request *rq)
 	    blk_mq_rq_state(rq) == MQ_RQ_IDLE ||
 	    (req_op(rq) != REQ_OP_READ && req_op(rq) != REQ_OP_WRITE))
 		return;
-	weight = blk_clat_weight(clat, cpu, write);
-	if (!weight)
-		return;
-	now = blk_time_get_ns();
-	if (now > rq->start_time_ns)
-		blk_clat_add(clat, cpu, write, now - rq->start_time_ns, weight);
+	weight = blk_clat_weight(clat, rq->mq_ctx->cpu, write);
+	if (weight)
+		blk_clat_sample(clat, rq, write, weight);
 }
 
 /* Take every CPU's samples into the pending sums of the buckets. */

@@ -71,7 +71,7 @@ static void lat_test_outside(struct kunit *test)
 	/* measured at a high load, cheap at a low one, never below the band */
 	in[1] = lat_in(US(1000), US(10), 0);
 	lat_price_all(in, 2, price, &b);
-	KUNIT_EXPECT_EQ(test, nvme_lat_cost(price[1], 0) >> 16, US(125));
+	KUNIT_EXPECT_EQ(test, nvme_lat_cost(price[1], 0), US(125));
 }
 
 /* A silent path sets no band and costs at least its silence. */
@@ -86,7 +86,7 @@ static void lat_test_silent(struct kunit *test)
 	in[1].silent = true;
 	lat_price_all(in, 2, price, &b);
 	KUNIT_EXPECT_EQ(test, b.min_ns, US(100));
-	KUNIT_EXPECT_GE(test, nvme_lat_cost(price[1], 0) >> 16, US(20000));
+	KUNIT_EXPECT_GE(test, nvme_lat_cost(price[1], 0), US(20000));
 	/* silent and faster than the others: still not the band */
 	in[0] = lat_in(US(30000), US(30000), 0);
 	lat_price_all(in, 2, price, &b);
@@ -150,15 +150,16 @@ static void lat_test_unpriced(struct kunit *test)
 	kfree(lat);
 }
 
-/* Deep queues saturate instead of wrapping. */
+/* Deep queues and dear paths do not wrap. */
 static void lat_test_deep_queue(struct kunit *test)
 {
 	u64 price = (u64)US(100) << 32 | U32_MAX;
 
 	KUNIT_EXPECT_GT(test, nvme_lat_cost(price, U32_MAX),
-			nvme_lat_cost(price, 3));
-	KUNIT_EXPECT_EQ(test, nvme_lat_cost(price, U32_MAX),
+			nvme_lat_cost(price, U32_MAX - 1));
+	KUNIT_EXPECT_GT(test, nvme_lat_cost(price, U16_MAX + 1),
 			nvme_lat_cost(price, U16_MAX));
+	KUNIT_EXPECT_EQ(test, nvme_lat_cost(NVME_LAT_BAND, 3), 3);
 }
 
 /* Probes back off while outside the band, and one is claimed once. */

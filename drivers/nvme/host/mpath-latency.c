@@ -68,34 +68,24 @@ struct nvme_lat_slot {
 	u8 wait;		/* windows until the next probe */
 };
 
-/**
- * struct nvme_lat - what the latency iopolicy keeps of one path
- * @clat: the path queue's estimator
- * @answered_jiffies: the last fold that saw the path answer, or idle
- * @inflight_x1024: mean requests in flight, in 1/1024 (Little's law)
- * @inflight: requests in flight, as the timer read them this window
- * @tier: its ANA tier, likewise (as in struct nvme_lat_in)
- * @in: the timer's scratch
- * @ns: the path, while on a list of estimators to detach
- * @entry: on that list
- * @slot: for reads and for writes
- */
+/* what the latency iopolicy keeps of one path */
 struct nvme_lat {
 	struct blk_clat *clat;
-	unsigned long answered_jiffies;
-	u32 inflight_x1024;
-	u32 inflight;
-	u8 tier;
-	struct nvme_lat_in in;
-	struct nvme_ns *ns;
+	unsigned long answered_jiffies;	/* last fold it answered or was idle */
+	u32 inflight_x1024;		/* mean in flight x 1024 */
+	u32 inflight;			/* in flight, as the timer read it */
+	u8 tier;			/* ANA tier, likewise */
+	struct nvme_lat_in in;		/* the timer's scratch */
+	struct nvme_ns *ns;		/* while on a list to detach */
 	struct list_head entry;
-	struct nvme_lat_slot slot[2];
+	struct nvme_lat_slot slot[2];	/* for reads and for writes */
 };
 
 /*
  * A price: the floor and the cost per request in flight, in ns.  The
- * cost of a path with n requests in flight is max(floor, per_req * (n + 1)),
- * then n on ties, so that equal prices choose as queue-depth does.
+ * cost of a path with n requests in flight is max(floor, per_req * (n + 1))
+ * plus n ns, so that between equal prices the requests in flight decide, as
+ * under queue-depth.
  */
 static u64 nvme_lat_make_price(u64 floor_ns, u64 per_req_ns)
 {
@@ -105,11 +95,9 @@ static u64 nvme_lat_make_price(u64 floor_ns, u64 per_req_ns)
 static u64 nvme_lat_cost(u64 price, unsigned int inflight)
 {
 	u64 floor_ns = (price & NVME_LAT_FLOOR) >> 32;
-	u64 load_ns;
 
-	inflight = min(inflight, U16_MAX);
-	load_ns = (u64)lower_32_bits(price) * (inflight + 1);
-	return max(floor_ns, load_ns) << 16 | inflight;
+	return max(floor_ns, lower_32_bits(price) * (inflight + 1ULL)) +
+	       inflight;
 }
 
 /*
@@ -386,11 +374,16 @@ static void nvme_lat_timer(struct timer_list *t)
 		set_bit(NVME_LAT_IDLE, &head->lat_flags);
 }
 
-/* Of the CPUs that find a probe pending, one sends it, if the path is usable. */
-static bool nvme_lat_claim_probe(struct nvme_ns *ns, struct nvme_lat_slot *s,
-				 u64 price)
+/*
+ * Of the I/Os that find a probe pending, the first that gives a latency
+ * sample sends it, if the path is usable.  Out of line: probes are rare.
+ */
+static noinline bool nvme_lat_claim_probe(struct nvme_ns *ns, struct bio *bio,
+					  struct nvme_lat_slot *s, u64 price)
 {
-	if (nvme_lat_tier(ns) == NVME_LAT_UNUSABLE ||
+	if (!bio || !bio->bi_iter.bi_size ||
+	    (bio_op(bio) != REQ_OP_READ && bio_op(bio) != REQ_OP_WRITE) ||
+	    nvme_lat_tier(ns) == NVME_LAT_UNUSABLE ||
 	    !try_cmpxchg(&s->price, &price, price & ~NVME_LAT_PROBE))
 		return false;
 	atomic_dec(&ns->head->lat_probes);
@@ -417,12 +410,10 @@ struct nvme_ns *nvme_latency_path(struct nvme_ns_head *head, struct bio *bio)
 {
 	struct nvme_ns *ns, *best_opt = NULL, *best_nonopt = NULL;
 	u64 cost, min_opt = U64_MAX, min_nonopt = U64_MAX, price;
-	u32 bytes = bio ? bio->bi_iter.bi_size : 0;
-	unsigned int inflight;
 	/* a flush goes where the writes it follows go */
-	bool write = bio && (op_is_write(bio_op(bio)) || !bytes);
-	bool sample = bytes && (bio_op(bio) == REQ_OP_READ ||
-				bio_op(bio) == REQ_OP_WRITE);
+	bool write = bio && (op_is_write(bio_op(bio)) ||
+			     !bio->bi_iter.bi_size);
+	unsigned int inflight;
 	struct nvme_lat *lat;
 
 	if (unlikely(test_bit(NVME_LAT_IDLE, &head->lat_flags)) &&
@@ -435,8 +426,8 @@ struct nvme_ns *nvme_latency_path(struct nvme_ns_head *head, struct bio *bio)
 		lat = srcu_dereference(ns->lat, &head->srcu);
 		price = lat ? READ_ONCE(lat->slot[write].price) :
 			      NVME_LAT_UNPRICED;
-		if (unlikely(price & NVME_LAT_PROBE) && sample &&
-		    nvme_lat_claim_probe(ns, &lat->slot[write], price))
+		if (unlikely(price & NVME_LAT_PROBE) &&
+		    nvme_lat_claim_probe(ns, bio, &lat->slot[write], price))
 			return ns;
 		inflight = atomic_read(&ns->lat_nr_active);
 		cost = nvme_lat_cost(price, inflight);
