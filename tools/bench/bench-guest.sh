@@ -42,7 +42,7 @@ for ((k = 1; k <= moves + 1; k++)); do
 	move_us+=("$(shifting_move_us "$k" "$shift_s" "$moves")")
 done
 # (BENCH_SCENARIOS empty: all)
-scen_list=${BENCH_SCENARIOS:-symmetric asym2 asym20 asym20-first fabric shifting bwlimit mixed bssplit qd1-slow-first qd1-write qd1-fsync three-paths four-paths eight-paths two-namespaces tiobench overhead}
+scen_list=${BENCH_SCENARIOS:-symmetric asym2 asym20 asym20-first fabric shifting bwlimit rwsplit mixed bssplit qd1-slow-first qd1-write qd1-fsync three-paths four-paths eight-paths two-namespaces tiobench overhead}
 want=${BENCH_POLICIES:-numa round-robin queue-depth latency oracle}
 mkdir -p "$out"
 # BENCH_LOCAL=1: the results stay in the guest's memory until the runs
@@ -115,6 +115,14 @@ scen_setup() {
 		args=(--name=nvlat "${pin1[@]}" --rw=read --bs=128k --iodepth=16)
 		nvlat_setup tcp tcp && nvlat_netem_set "$p1" rate "$bw_fast" &&
 			nvlat_netem_set "$p2" rate "$bw_slow" ;;
+	rwsplit)
+		# each direction has a best path: path 1's link to the target
+		# is slow (writes wait, reads only behind them), path 2 has
+		# +500 us of round trip; half reads, half writes
+		args=(--name=nvlat "${pin1[@]}" --rw=randrw --bs=4k --iodepth=4)
+		nvlat_setup tcp tcp &&
+			NVLAT_NETEM_TO_TARGET=1 nvlat_netem_set "$p1" rate "$bw_slow" &&
+			nvlat_netem_set "$p2" delay "$d_mid" ;;
 	mixed)
 		# two jobs, reported apart (no group_reporting)
 		args=(--name=small --cpus_allowed=0 --rw=randread --bs=4k --iodepth=8

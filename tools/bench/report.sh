@@ -76,7 +76,7 @@ SHIFT=${SHIFT:-0} MOVES=${MOVES:-2}
 move_s() { awk -v u="$(shifting_move_us "$1" "$SHIFT" "$MOVES")" 'BEGIN { printf "%g", u / 1e6 }'; }
 SHIFT_S=$(awk -v u="$(shifting_move_us $((MOVES + 1)) "$SHIFT" "$MOVES")" 'BEGIN { printf "%d", (u + 999999) / 1e6 }')
 POLS=(numa round-robin queue-depth latency oracle)
-SCENS=(symmetric asym2 asym20 asym20-first fabric shifting bwlimit mixed bssplit
+SCENS=(symmetric asym2 asym20 asym20-first fabric shifting bwlimit rwsplit mixed bssplit
 	qd1-slow-first qd1-write qd1-fsync three-paths four-paths eight-paths
 	two-namespaces tiobench numa4 numa4-equal)
 # the scenarios' delays and links (bench-guest.sh), and netem's delay as
@@ -697,6 +697,7 @@ cost_section() {
 		fabric) d="path 1 loop, path 2 tcp with +$(rtt "$D_NEAR") round trip; 4 KiB randread." ;;
 		shifting) d="two tcp paths; +$(rtt "$D_MID") round trip on path 2, moved to path 1 after $(move_s 1) s and back and forth $((MOVES - 1)) more times, each spacing 0.1 s longer than the one before (the last move at $(move_s "$MOVES") s; \`tc qdisc change\`), so that the moves meet latency's backed-off probes of the idle path (every 800 ms) at $MOVES phases; 4 KiB randread.  Last column: time from a move until a 0.5 s window has >= 90% of its I/O on the new fast path (sampled every 0.1 s; 99 = never), the median and the longest over the moves of a run: median over boots (min–max).  Latency follows a move once it probes the idle path: when the slowed path's estimate passes twice the estimate the idle path was last found outside the band of, the idle path's probe back-off ends (1-3 windows of 50 ms), or else the slowed path's estimate rises into the band of the idle path's old one (4-6 windows); a probe of an idle tcp path can read several times slower than the path's loaded I/O (in a traced boot, 1.2 ms after the move on the path that read 0.12 ms 750 ms later), and then it takes another." ;;
 		bwlimit) d="two tcp paths limited by netem to ${BW_FAST%mbit} and ${BW_SLOW%mbit} Mbit/s (4:1); 128 KiB sequential read, one job on CPU 0, iodepth 16." ;;
+		rwsplit) d="two tcp paths; path 1's direction to the target limited by netem to ${BW_SLOW%mbit} Mbit/s (write data waits, read commands behind it, read data does not), path 2 +$(rtt "$D_MID") round trip; 4 KiB randrw, half writes, one job on CPU 0, iodepth 4; IOPS of reads.  Reads are best on path 1, writes on path 2: no single path is best, and the oracle keeps path 1." ;;
 		mixed) d="path 1 loop, path 2 tcp +$(rtt "$D_NEAR"); a 4 KiB randread job (iodepth 8, CPU 0) and a 128 KiB sequential read job (iodepth 8, CPU 1) at once." ;;
 		bssplit) d="two tcp paths, +$(rtt "$D_NEAR") round trip on path 2; random reads of 4 KiB (40%), 16 KiB (20%), 64 KiB (20%), 128 KiB (10%) and 512 KiB (10%) at once, 2 jobs of iodepth $QD." ;;
 		qd1-slow-first) d="path 1 tcp with +$(rtt "$D_QD1") round trip (connected first), path 2 loop; 4 KiB randread, one job on CPU 0 (unpinned, the job moves between the guest's two nodes, and each node probes for itself), iodepth 1: queue-depth always takes the first idle path." ;;

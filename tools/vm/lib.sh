@@ -535,7 +535,9 @@ nvlat_netem_band() {
 
 # nvlat_netem_set TCPPORT NETEM-ARGS...: add or change netem on that port,
 # e.g. nvlat_netem_set 4421 delay 5ms rate 100mbit.  Both directions of the
-# connection are delayed, so the round trip grows by twice the delay.
+# connection are delayed, so the round trip grows by twice the delay; with
+# NVLAT_NETEM_TO_TARGET=1 when it is added, only what goes to the target
+# (commands and write data, not read data).
 nvlat_netem_set() {
 	local port=$1 b h
 	shift
@@ -550,9 +552,10 @@ nvlat_netem_set() {
 	else
 		"$NVLAT_TC" qdisc add dev lo parent "1:$b" handle "$h" netem "$@" &&
 		"$NVLAT_TC" filter add dev lo parent 1: protocol ip pref "$b" u32 \
-			match ip dport "$port" 0xffff flowid "1:$b" &&
-		"$NVLAT_TC" filter add dev lo parent 1: protocol ip pref "$b" u32 \
-			match ip sport "$port" 0xffff flowid "1:$b" || return
+			match ip dport "$port" 0xffff flowid "1:$b" || return
+		[ "${NVLAT_NETEM_TO_TARGET:-}" = 1 ] ||
+			"$NVLAT_TC" filter add dev lo parent 1: protocol ip pref "$b" u32 \
+				match ip sport "$port" 0xffff flowid "1:$b" || return
 	fi
 }
 
