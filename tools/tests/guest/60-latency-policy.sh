@@ -64,10 +64,16 @@ a=$(nvlat_ios_snapshot)
 nvlat_fio "$tmp/f.json" --filename="/dev/$NVLAT_HEAD" --rw=randread \
 	--cpus_allowed=0 --runtime=2 &
 fio=$!
-# the states while the reads run: 200 ms after the last sample a path is
-# stale, and on a starved debug guest that is a few forks
-nvlat_nap 1
-st[1]=$(nvlat_lat_field 1 state) st[2]=$(nvlat_lat_field 2 state)
+# the states while the reads run: 200 ms after its last sample a path is
+# stale, and on a starved debug guest that is a few forks, as fio's start
+# can be a second
+fresh=()
+while kill -0 "$fio" 2> /dev/null; do
+	for id in 1 2; do
+		[ "$(nvlat_lat_field "$id" state)" != fresh ] || fresh[id]=fresh
+	done
+	nvlat_nap 0.1
+done
 wait "$fio"
 b=$(nvlat_ios_snapshot)
 busy=$(nvlat_ios_delta "$a" "$b" | sort -k2,2nr | awk 'NR == 1 { print $1 }')
@@ -80,7 +86,7 @@ tap_result $? "the latency file: one line in its format, on both paths"
 r1=$(nvlat_lat_field 1 read) r2=$(nvlat_lat_field 2 read)
 grep -qx '[1-9][0-9]*' <<< "$r1" && grep -qx '[1-9][0-9]*' <<< "$r2"
 tap_result $? "a read estimate on both paths ($r1 and $r2 us)"
-tap_is "${st[${busy:-1}]}" fresh \
+tap_is "${fresh[${busy:-1}]:-}" fresh \
 	"fresh, while the reads ran, on the path that carried most (path $busy)"
 tap_ok "no request in flight once idle" nvlat_wait 5 eval 'idle 1 && idle 2'
 bad=0
