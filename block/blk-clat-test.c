@@ -10,16 +10,6 @@
 #include <linux/sizes.h>
 #include <linux/time64.h>
 
-/* A completion on @cpu that took @lat_ns, as blk_clat_done() takes it */
-static void blk_clat_add_sample(struct blk_clat *clat, int cpu, bool write,
-				u64 lat_ns)
-{
-	unsigned int weight = blk_clat_weight(clat, cpu, write);
-
-	if (weight)
-		blk_clat_add(clat, cpu, write, lat_ns, weight);
-}
-
 static void blk_clat_test_ewma(struct kunit *test)
 {
 	/* the first mean is the estimate; a constant input stays exact */

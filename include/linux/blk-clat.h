@@ -43,6 +43,16 @@ void blk_clat_free(struct blk_clat *clat);
 unsigned int blk_clat_weight(struct blk_clat *clat, int cpu, bool write);
 void blk_clat_add(struct blk_clat *clat, int cpu, bool write, u64 lat_ns,
 		  unsigned int weight);
+
+/* A completion on @cpu that took @lat_ns, as blk_clat_done() takes it */
+static inline void blk_clat_add_sample(struct blk_clat *clat, int cpu,
+				       bool write, u64 lat_ns)
+{
+	unsigned int weight = blk_clat_weight(clat, cpu, write);
+
+	if (weight)
+		blk_clat_add(clat, cpu, write, lat_ns, weight);
+}
 #endif
 
 #endif /* _LINUX_BLK_CLAT_H */
