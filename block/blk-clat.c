@@ -42,7 +42,7 @@
 #define BLK_CLAT_THIN		8
 /* a new window's mean weighs 1/4; a step shows 90% after 8 windows */
 #define BLK_CLAT_EWMA_SHIFT	2
-/* after this many windows without samples an old estimate weighs < 1% */
+/* an estimate updated more than this many windows ago weighs nothing (< 1%) */
 #define BLK_CLAT_MAX_AGE	16
 
 struct blk_clat_pcpu {
@@ -71,7 +71,7 @@ static inline struct blk_clat *rqos_to_clat(struct rq_qos *rqos)
 }
 
 /*
- * The old estimate keeps (3/4)^@age of its weight: a queue that was not used
+ * The old estimate keeps (3/4)^(@age + 1) of its weight: a queue not used
  * for a while is described by its first new samples.
  */
 VISIBLE_IF_KUNIT u64 blk_clat_ewma(u64 old_ns, u64 mean_ns, unsigned int age)
@@ -127,7 +127,7 @@ static noinline void blk_clat_sample(struct blk_clat *clat,
 	u64 now = blk_time_get_ns();
 
 	if (now > rq->start_time_ns)
-		blk_clat_add(clat, rq->mq_ctx->cpu, write,
+		blk_clat_add(clat, raw_smp_processor_id(), write,
 			     now - rq->start_time_ns, weight);
 }
 
@@ -145,7 +145,7 @@ static void blk_clat_done(struct rq_qos *rqos, struct request *rq)
 	    blk_mq_rq_state(rq) == MQ_RQ_IDLE ||
 	    (req_op(rq) != REQ_OP_READ && req_op(rq) != REQ_OP_WRITE))
 		return;
-	weight = blk_clat_weight(clat, rq->mq_ctx->cpu, write);
+	weight = blk_clat_weight(clat, raw_smp_processor_id(), write);
 	if (weight)
 		blk_clat_sample(clat, rq, write, weight);
 }
@@ -175,7 +175,7 @@ static void blk_clat_take(struct blk_clat *clat)
  * blk_clat_fold - fold the samples taken since the last fold
  * @clat: the estimator
  * @windows: windows since the last fold, at least 1; an estimate that had
- *	no samples for n windows keeps (3/4)^n of its weight
+ *	last updated n windows ago keeps (3/4)^n of its weight
  * @nr_done: set to the number of completions the samples stand for
  *
  * Context: process or softirq context; the caller serialises the folds of
@@ -196,7 +196,8 @@ u64 blk_clat_fold(struct blk_clat *clat, unsigned int windows, u64 *nr_done)
 	for (i = 0; i < ARRAY_SIZE(clat->bucket); i++) {
 		b = &clat->bucket[i];
 		if (!b->nr) {
-			b->est.age = min(b->est.age + windows, U32_MAX / 2);
+			WRITE_ONCE(b->est.age,
+				   min(b->est.age + windows, U32_MAX / 2));
 			continue;
 		}
 		busy_ns += b->sum_ns;

@@ -14,7 +14,7 @@ struct blk_clat;
 /**
  * struct blk_clat_est - one estimate, as of the last fold
  * @lat_ns: decayed mean completion latency; 0 if there has been no sample
- * @age: folds since the last one that had samples (0: the last one had)
+ * @age: windows since the last fold that had samples (0: the last one had)
  */
 struct blk_clat_est {
 	u32 lat_ns;

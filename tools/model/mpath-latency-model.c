@@ -168,6 +168,7 @@ struct model {
 	unsigned long timer_expires[MODEL_MAX_NS];
 	bool timer_pending[MODEL_MAX_NS];
 	bool lat_idle[MODEL_MAX_NS];
+	bool lat_slept[MODEL_MAX_NS];
 	int lat_probes[MODEL_MAX_NS];
 	unsigned long lat_fold_jiffies[MODEL_MAX_NS];
 	unsigned int rotor[MODEL_MAX_NS];
@@ -347,11 +348,14 @@ static void model_lat_timer(struct model *m, int ns, unsigned long now)
 	m->lat_fold_jiffies[ns] = now;
 	for (i = 0; i < m->sc->nr_paths; i++) {
 		inflight = model_lat_inflight(m, ns, i);
+		if (m->lat_slept[ns])
+			m->lat[ns][i]->answered_jiffies = now - win;
 		busy |= nvme_lat_fold_path(m->lat[ns][i], inflight,
 					   max(since / win, 1UL), elapsed_ns,
 					   now);
 		busy |= inflight != 0;
 	}
+	m->lat_slept[ns] = false;
 	m->lat_probes[ns] = 0;
 	for (key = 0; key < ARRAY_SIZE(m->lat[ns][0]->slot); key++)
 		m->lat_probes[ns] += model_price_head(m, ns, key, now);
@@ -360,6 +364,7 @@ static void model_lat_timer(struct model *m, int ns, unsigned long now)
 	} else {
 		m->timer_pending[ns] = false;
 		m->lat_idle[ns] = true;
+		m->lat_slept[ns] = true;
 	}
 }
 
@@ -723,6 +728,7 @@ static void model_renew(struct kunit *test, struct model *m, int i)
 		if (j != i)
 			nvme_lat_start_prices(m->lat[0][i], m->lat[0][j]);
 	m->lat_idle[0] = true;
+	m->lat_slept[0] = true;
 }
 
 static void model_free(struct model *m)
@@ -755,6 +761,7 @@ static void model_run(struct kunit *test, struct model *m,
 			m->w_weight[ns][i] = MODEL_W_MAX;
 		/* nvme_latency_work() attached them: the first I/O starts the timer */
 		m->lat_idle[ns] = true;
+		m->lat_slept[ns] = true;
 	}
 	for (ns = 0; ns < sc->nr_ns; ns++)
 		for (i = 0; i < sc->nr_paths; i++)

@@ -212,7 +212,7 @@ static void lat_test_probe(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, nvme_lat_publish(&s, 9, false, false));
 }
 
-/* A probe still pending when its path goes silent is dropped. */
+/* A pending probe is dropped when its path goes silent or changes tier. */
 static void lat_test_probe_silent(struct kunit *test)
 {
 	struct nvme_lat_band b = { .min_ns = US(100), .band_ns = US(125),
@@ -225,6 +225,13 @@ static void lat_test_probe_silent(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, nvme_lat_price_path(lat, &b, false));
 	lat->in.silent = true;
 	lat->in.lat_ns = US(60000);
+	KUNIT_EXPECT_FALSE(test, nvme_lat_price_path(lat, &b, false));
+	KUNIT_EXPECT_FALSE(test, lat->slot[0].price & NVME_LAT_PROBE);
+	/* pending on an optimized path that turns non-optimized */
+	lat->in = lat_in(US(110), US(110), 0);
+	lat->in.stale = true;
+	KUNIT_EXPECT_TRUE(test, nvme_lat_price_path(lat, &b, false));
+	lat->in.tier = 1;
 	KUNIT_EXPECT_FALSE(test, nvme_lat_price_path(lat, &b, false));
 	KUNIT_EXPECT_FALSE(test, lat->slot[0].price & NVME_LAT_PROBE);
 	kfree(lat);

@@ -29,6 +29,8 @@
 
 /* head->lat_flags: the timer has stopped; the next I/O starts it */
 #define NVME_LAT_IDLE		0
+/* ... and its next run starts the silences afresh */
+#define NVME_LAT_SLEPT		1
 #define NVME_LAT_UNUSABLE	U8_MAX
 /*
  * A price: floor_ns << 32 | per_req_ns, with the floor below 2^30 ns, a bit
@@ -226,7 +228,9 @@ static void nvme_lat_input(const struct nvme_lat *lat, u8 tier,
 			   struct nvme_lat_in *in)
 {
 	struct blk_clat_est est = blk_clat_read(lat->clat, write);
-	u64 silent_ns = jiffies_to_nsecs(now - READ_ONCE(lat->answered_jiffies));
+	unsigned long silent = now - READ_ONCE(lat->answered_jiffies);
+	/* past any estimate (< 4.3 s), short of jiffies_to_nsecs()'s wrap */
+	u64 silent_ns = jiffies_to_nsecs(min(silent, 5UL * HZ));
 
 	in->tier = tier;
 	in->stale = est.age >= NVME_LAT_STALE_WINDOWS;
@@ -268,15 +272,16 @@ static bool nvme_lat_probe(struct nvme_lat_slot *s,
 }
 
 /*
- * Publish a price; a probe stays pending until an I/O claims it or its path
- * is @silent.  Returns true if one is pending.
+ * Publish a price; a probe stays pending until an I/O claims it or @drop
+ * (its path is silent or left the band's ANA tier).  Returns true if one is
+ * pending.
  */
 static bool nvme_lat_publish(struct nvme_lat_slot *s, u64 price, bool probe,
-			     bool silent)
+			     bool drop)
 {
 	u64 old = READ_ONCE(s->price);
 
-	if (probe || ((old & NVME_LAT_PROBE) && !silent))
+	if (probe || ((old & NVME_LAT_PROBE) && !drop))
 		price |= NVME_LAT_PROBE;
 	if (try_cmpxchg(&s->price, &old, price))
 		return price & NVME_LAT_PROBE;
@@ -296,7 +301,7 @@ static bool nvme_lat_price_path(struct nvme_lat *lat,
 	bool probe = nvme_lat_probe(s, &lat->in, b);
 
 	return nvme_lat_publish(s, nvme_lat_price(b, &lat->in), probe,
-				lat->in.silent);
+				lat->in.silent || lat->in.tier != b->tier);
 }
 
 /* Price every path of @head for reads or for @write, under head->srcu. */
@@ -337,18 +342,23 @@ static void nvme_lat_timer(struct timer_list *t)
 	unsigned long now = jiffies, win = NVME_LAT_WINDOW;
 	unsigned long since = now - head->lat_fold_jiffies;
 	u64 elapsed_ns = jiffies_to_nsecs(clamp(since, 1UL, win));
+	bool slept = test_and_clear_bit(NVME_LAT_SLEPT, &head->lat_flags);
 	bool busy = false, any = false;
 	struct nvme_lat *lat;
 	struct nvme_ns *ns;
-	int srcu_idx, probes = 0;
+	int srcu_idx, probes = 0, nr = 0;
 
 	head->lat_fold_jiffies = now;
 	srcu_idx = srcu_read_lock(&head->srcu);
 	list_for_each_entry_srcu(ns, &head->list, siblings,
 				 srcu_read_lock_held(&head->srcu)) {
+		nr++;
 		lat = srcu_dereference(ns->lat, &head->srcu);
 		if (!lat)
 			continue;
+		/* idle until the I/O that started the timer a window ago */
+		if (slept)
+			lat->answered_jiffies = now - win;
 		lat->tier = nvme_lat_tier(ns);
 		lat->inflight = atomic_read(&ns->lat_nr_active);
 		/* without iostats a path gives no samples: it never reads silent */
@@ -368,10 +378,15 @@ static void nvme_lat_timer(struct timer_list *t)
 	/* detached: nothing to fold until the work attaches again */
 	if (!any)
 		return;
-	if (busy)
+	/* a head left with one path: the work detaches its estimator */
+	if (nr < 2)
+		nvme_latency_kick(head, 0);
+	if (busy) {
 		mod_timer(&head->lat_timer, now + win);
-	else
+	} else {
+		set_bit(NVME_LAT_SLEPT, &head->lat_flags);
 		set_bit(NVME_LAT_IDLE, &head->lat_flags);
+	}
 }
 
 /*
@@ -539,6 +554,7 @@ static int nvme_lat_attach(struct nvme_ns *ns)
 	srcu_read_unlock(&head->srcu, srcu_idx);
 	rcu_assign_pointer(ns->lat, lat);
 	/* the first I/O starts the timer */
+	set_bit(NVME_LAT_SLEPT, &head->lat_flags);
 	set_bit(NVME_LAT_IDLE, &head->lat_flags);
 	return 0;
 }
@@ -628,8 +644,9 @@ static void nvme_latency_work(struct work_struct *work)
 				     "latency estimator not attached, retrying\n");
 		nvme_latency_kick(head, NVME_LAT_RETRY_DELAY);
 	}
-	/* the reference this run was queued with; @head may go with it */
+	/* the references this run was queued with; @head may go with them */
 	nvme_put_ns_head(head);
+	module_put(THIS_MODULE);
 }
 
 /**
@@ -637,7 +654,8 @@ static void nvme_latency_work(struct work_struct *work)
  * @head: the namespace head, with a disk
  * @delay: jiffies from now; 0 also runs a pending retry at once
  *
- * Each queued run holds a reference on @head: nothing has to cancel it.
+ * Each queued run holds a reference on @head and, as remove_work does, on
+ * this module: nothing has to cancel it.
  */
 void nvme_latency_kick(struct nvme_ns_head *head, unsigned long delay)
 {
@@ -645,12 +663,18 @@ void nvme_latency_kick(struct nvme_ns_head *head, unsigned long delay)
 
 	if (!nvme_tryget_ns_head(head))
 		return;
+	if (!try_module_get(THIS_MODULE)) {
+		nvme_put_ns_head(head);
+		return;
+	}
 	if (delay)
 		pending = !queue_delayed_work(nvme_wq, &head->lat_work, delay);
 	else
 		pending = mod_delayed_work(nvme_wq, &head->lat_work, 0);
-	if (pending)
+	if (pending) {
 		nvme_put_ns_head(head);
+		module_put(THIS_MODULE);
+	}
 }
 
 /**

@@ -8,14 +8,15 @@
 # is stale) and the path's latency file shows it in microseconds, rounded.
 # Estimators attached again after a switch to queue-depth and back start
 # without estimates (81-black-hole-stall relies on it).  Reading both
-# files of a path that is being removed, while I/O runs, does not oops.
+# files of a path that is being removed, while I/O runs, does not oops;
+# the path left alone loses its estimator (a head with one path has none).
 DESCRIPTION="the estimator's debugfs estimates, the latency file, reads during removal"
 QUICK=1
 set -u
 # shellcheck source-path=SCRIPTDIR source=../../vm/lib.sh
 . "$(dirname "$0")/../../vm/lib.sh"
 
-tap_plan 7
+tap_plan 8
 nvlat_setup tcp tcp || tap_bail "setup failed"
 trap nvlat_teardown EXIT
 nvlat_iopolicy_set latency
@@ -82,4 +83,12 @@ echo 1 > "/sys/class/nvme/$(nvlat_ctrl 2)/delete_controller"
 wait "$reader"
 wait "$fio"
 tap_result $? "path removed while its estimates and latency files were read and I/O ran: no error, no oops"
+# the timer that runs while I/O does has the work detach the last estimator
+alone() {
+	REPLY=$(cat "$(nvlat_lat_file 1)")
+	! nvlat_clat_attached 1 && [ "${REPLY##* }" = none ]
+}
+nvlat_fio "$tmp/h.json" --filename="/dev/$NVLAT_HEAD" --rw=randread --iodepth=4 --runtime=1
+nvlat_wait 5 alone
+tap_result $? "path 1, left alone, has no estimator (latency file: $REPLY)"
 tap_done
