@@ -174,8 +174,8 @@ static void blk_clat_take(struct blk_clat *clat)
 /**
  * blk_clat_fold - fold the samples taken since the last fold
  * @clat: the estimator
- * @windows: windows since the last fold, at least 1; an estimate that had
- *	last updated n windows ago keeps (3/4)^n of its weight
+ * @windows: windows since the last fold, at least 1; an estimate last
+ *	updated n windows ago keeps (3/4)^n of its weight
  * @nr_done: set to the number of completions the samples stand for
  *
  * Context: process or softirq context; the caller serialises the folds of
