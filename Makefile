@@ -108,7 +108,7 @@ bench-switch: kernel
 scale: tree
 	@$(T)/scale.sh
 
-## make profile [PROFILE_SECONDS=8]   perf profile of the overhead scenario per iopolicy
+## make profile [PROFILE_SECONDS=8]   perf profile of the overhead scenario per iopolicy (PROFILE_PATHS=2, PROFILE_POLICIES)
 PROFILE_SECONDS ?= 8
 profile: tree
 	@$(T)/bench/profile.sh $(PROFILE_SECONDS)

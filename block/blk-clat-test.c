@@ -3,12 +3,21 @@
  * KUnit tests of the completion latency estimator.
  */
 #include <kunit/test.h>
-#include <kunit/visibility.h>
 #include <linux/bio.h>
 #include <linux/blk-clat.h>
 #include <linux/blk-mq.h>
 #include <linux/sizes.h>
 #include <linux/time64.h>
+
+/* A completion on @cpu that took @lat_ns, as blk_clat_done() takes it */
+static void blk_clat_test_add(struct blk_clat *clat, int cpu, bool write,
+			      u64 lat_ns)
+{
+	unsigned int weight = blk_clat_weight(clat, cpu, write);
+
+	if (weight)
+		blk_clat_add(clat, cpu, write, lat_ns, weight);
+}
 
 static void blk_clat_test_ewma(struct kunit *test)
 {
@@ -49,9 +58,9 @@ static void blk_clat_test_fold(struct kunit *test)
 
 	est = blk_clat_read(clat, false);
 	KUNIT_EXPECT_EQ(test, est.lat_ns, 0);
-	blk_clat_add_sample(clat, 0, false, 100 * NSEC_PER_USEC);
-	blk_clat_add_sample(clat, 0, false, 300 * NSEC_PER_USEC);
-	blk_clat_add_sample(clat, 0, true, 1 * NSEC_PER_MSEC);
+	blk_clat_test_add(clat, 0, false, 100 * NSEC_PER_USEC);
+	blk_clat_test_add(clat, 0, false, 300 * NSEC_PER_USEC);
+	blk_clat_test_add(clat, 0, true, 1 * NSEC_PER_MSEC);
 	/* the busy time: 1.4 ms, rounded to 128 ns per sample */
 	KUNIT_EXPECT_TRUE(test, blk_clat_test_near(blk_clat_fold(clat, 1, &nr),
 						   1400 * NSEC_PER_USEC, 3 * 128));
@@ -73,7 +82,7 @@ static void blk_clat_test_fold(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, est.age, 3);
 
 	/* aged 3 windows, then one with 1 ms: (3/4)^4 of the old is left */
-	blk_clat_add_sample(clat, 0, false, NSEC_PER_MSEC);
+	blk_clat_test_add(clat, 0, false, NSEC_PER_MSEC);
 	blk_clat_fold(clat, 1, &nr);
 	est = blk_clat_read(clat, false);
 	KUNIT_EXPECT_TRUE(test, blk_clat_test_near(est.lat_ns,
@@ -90,11 +99,11 @@ static void blk_clat_test_overflow(struct kunit *test)
 	int i;
 
 	for (i = 0; i < 1000; i++)
-		blk_clat_add_sample(clat, 0, false, U64_MAX);
+		blk_clat_test_add(clat, 0, false, U64_MAX);
 	KUNIT_EXPECT_GT(test, blk_clat_fold(clat, 1, &nr),
 			4000ULL * NSEC_PER_SEC);
 	KUNIT_EXPECT_GE(test, blk_clat_read(clat, false).lat_ns, U32_MAX - 128);
-	blk_clat_add_sample(clat, 0, false, 0);
+	blk_clat_test_add(clat, 0, false, 0);
 	blk_clat_fold(clat, 500, &nr);
 	KUNIT_EXPECT_GT(test, blk_clat_read(clat, false).lat_ns, 0);
 	blk_clat_free(clat);
@@ -113,8 +122,8 @@ static void blk_clat_test_thin(struct kunit *test)
 	/* the completions past 16 count on the CPU that completes them */
 	migrate_disable();
 	for (i = 0; i < 16 + 80; i++)
-		blk_clat_add_sample(clat, 0, false,
-				    (i >= 16 && i % 8 == 7 ? 1280 : 128) * NSEC_PER_USEC);
+		blk_clat_test_add(clat, 0, false,
+				  (i >= 16 && i % 8 == 7 ? 1280 : 128) * NSEC_PER_USEC);
 	migrate_enable();
 	/* 16 of 128 us and 10 of 1280 us that weigh 8: 96 completions */
 	KUNIT_EXPECT_EQ(test, blk_clat_fold(clat, 1, &nr),
@@ -123,7 +132,7 @@ static void blk_clat_test_thin(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, blk_clat_read(clat, false).lat_ns,
 			(16 * 128 + 80 * 1280) * NSEC_PER_USEC / 96);
 	for (i = 0; i < 16; i++)
-		blk_clat_add_sample(clat, 0, false, 1280 * NSEC_PER_USEC);
+		blk_clat_test_add(clat, 0, false, 1280 * NSEC_PER_USEC);
 	KUNIT_EXPECT_EQ(test, blk_clat_fold(clat, 1, &nr),
 			16 * 1280 * NSEC_PER_USEC);
 	blk_clat_free(clat);
@@ -250,7 +259,3 @@ static struct kunit_suite blk_clat_test_suite = {
 };
 
 kunit_test_suite(blk_clat_test_suite);
-
-MODULE_DESCRIPTION("KUnit tests for the block completion latency estimator");
-MODULE_LICENSE("GPL");
-MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");

@@ -18,7 +18,6 @@
 #include <linux/math64.h>
 #include <linux/percpu.h>
 #include <linux/slab.h>
-#include <kunit/visibility.h>
 
 #include "blk.h"
 #include "blk-mq.h"
@@ -74,7 +73,7 @@ static inline struct blk_clat *rqos_to_clat(struct rq_qos *rqos)
  * The old estimate keeps (3/4)^(@age + 1) of its weight: a queue not used
  * for a while is described by its first new samples.
  */
-VISIBLE_IF_KUNIT u64 blk_clat_ewma(u64 old_ns, u64 mean_ns, unsigned int age)
+static u64 blk_clat_ewma(u64 old_ns, u64 mean_ns, unsigned int age)
 {
 	age = min(age, BLK_CLAT_MAX_AGE);
 	if (!old_ns || age == BLK_CLAT_MAX_AGE)
@@ -85,11 +84,9 @@ VISIBLE_IF_KUNIT u64 blk_clat_ewma(u64 old_ns, u64 mean_ns, unsigned int age)
 	} while (age--);
 	return old_ns;
 }
-EXPORT_SYMBOL_IF_KUNIT(blk_clat_ewma);
 
 /* A completion's weight as a sample: 0 (none), 1 or BLK_CLAT_THIN */
-VISIBLE_IF_KUNIT unsigned int blk_clat_weight(struct blk_clat *clat, int cpu,
-					      bool write)
+static unsigned int blk_clat_weight(struct blk_clat *clat, int cpu, bool write)
 {
 	atomic64_t *sample = &per_cpu_ptr(clat->pcpu, cpu)->sample[write];
 
@@ -99,10 +96,9 @@ VISIBLE_IF_KUNIT unsigned int blk_clat_weight(struct blk_clat *clat, int cpu,
 	return this_cpu_inc_return(clat->pcpu->thin) % BLK_CLAT_THIN ?
 		0 : BLK_CLAT_THIN;
 }
-EXPORT_SYMBOL_IF_KUNIT(blk_clat_weight);
 
-VISIBLE_IF_KUNIT void blk_clat_add(struct blk_clat *clat, int cpu, bool write,
-				   u64 lat_ns, unsigned int weight)
+static void blk_clat_add(struct blk_clat *clat, int cpu, bool write,
+			 u64 lat_ns, unsigned int weight)
 {
 	u64 units = DIV_ROUND_UP(clamp(lat_ns, 1, U32_MAX),
 				 BIT(BLK_CLAT_SUM_SHIFT));
@@ -110,7 +106,6 @@ VISIBLE_IF_KUNIT void blk_clat_add(struct blk_clat *clat, int cpu, bool write,
 	atomic64_add(((units << BLK_CLAT_NR_BITS) + 1) * weight,
 		     &per_cpu_ptr(clat->pcpu, cpu)->sample[write]);
 }
-EXPORT_SYMBOL_IF_KUNIT(blk_clat_add);
 
 /* Marks the request as blk-stat would at issue, without turning it on */
 static void blk_clat_track(struct rq_qos *rqos, struct request *rq,
@@ -232,10 +227,9 @@ struct blk_clat_est blk_clat_read(const struct blk_clat *clat, bool write)
 }
 EXPORT_SYMBOL_GPL(blk_clat_read);
 
-VISIBLE_IF_KUNIT struct blk_clat *blk_clat_alloc(void)
+static struct blk_clat *blk_clat_alloc(void)
 {
 	struct blk_clat *clat;
-	unsigned int i;
 
 	clat = kzalloc_obj(*clat);
 	if (!clat)
@@ -245,18 +239,16 @@ VISIBLE_IF_KUNIT struct blk_clat *blk_clat_alloc(void)
 		kfree(clat);
 		return NULL;
 	}
-	for (i = 0; i < ARRAY_SIZE(clat->bucket); i++)
-		clat->bucket[i].est.age = BLK_CLAT_MAX_AGE;
+	clat->bucket[0].est.age = BLK_CLAT_MAX_AGE;
+	clat->bucket[1].est.age = BLK_CLAT_MAX_AGE;
 	return clat;
 }
-EXPORT_SYMBOL_IF_KUNIT(blk_clat_alloc);
 
-VISIBLE_IF_KUNIT void blk_clat_free(struct blk_clat *clat)
+static void blk_clat_free(struct blk_clat *clat)
 {
 	free_percpu(clat->pcpu);
 	kfree(clat);
 }
-EXPORT_SYMBOL_IF_KUNIT(blk_clat_free);
 
 static void blk_clat_exit(struct rq_qos *rqos)
 {
@@ -364,3 +356,7 @@ void blk_clat_detach(struct gendisk *disk)
 	blk_clat_exit(rqos);
 }
 EXPORT_SYMBOL_GPL(blk_clat_detach);
+
+#ifdef CONFIG_BLK_CLAT_KUNIT_TEST
+#include "blk-clat-test.c"
+#endif

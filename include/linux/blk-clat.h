@@ -36,23 +36,5 @@ struct blk_clat *blk_clat_attach(struct gendisk *disk);
 void blk_clat_detach(struct gendisk *disk);
 u64 blk_clat_fold(struct blk_clat *clat, unsigned int windows, u64 *nr_done);
 struct blk_clat_est blk_clat_read(const struct blk_clat *clat, bool write);
-#if IS_ENABLED(CONFIG_KUNIT)
-u64 blk_clat_ewma(u64 old_ns, u64 mean_ns, unsigned int age);
-struct blk_clat *blk_clat_alloc(void);
-void blk_clat_free(struct blk_clat *clat);
-unsigned int blk_clat_weight(struct blk_clat *clat, int cpu, bool write);
-void blk_clat_add(struct blk_clat *clat, int cpu, bool write, u64 lat_ns,
-		  unsigned int weight);
-
-/* A completion on @cpu that took @lat_ns, as blk_clat_done() takes it */
-static inline void blk_clat_add_sample(struct blk_clat *clat, int cpu,
-				       bool write, u64 lat_ns)
-{
-	unsigned int weight = blk_clat_weight(clat, cpu, write);
-
-	if (weight)
-		blk_clat_add(clat, cpu, write, lat_ns, weight);
-}
-#endif
 
 #endif /* _LINUX_BLK_CLAT_H */

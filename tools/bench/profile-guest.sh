@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Guest side of tools/bench/profile.sh: the overhead scenario (two loop
-# paths on null_blk, 4 KiB randread, a job of iodepth 32 per CPU), once per policy
+# paths on null_blk, or PROFILE_PATHS of them, 4 KiB randread, a job of iodepth 32 per CPU), once per policy
 # under `perf record -a -g -e cpu-clock`, then a flat profile per policy
 # ($NVLAT_WORK/POLICY.top) and the share of samples of the functions the
 # series adds or makes busier ($NVLAT_WORK/series.tsv: policy symbol
@@ -17,10 +17,14 @@ data=/tmp/perf
 mkdir -p "$data"
 syms='nvme_find_path|nvme_latency|nvme_round_robin|nvme_queue_depth|nvme_path_is|blk_clat|blk_stat|ktime_get|blk_mq_start_request|nvme_mpath_(start|end)_request|nvme_ns_head_submit_bio'
 
-nvlat_setup loop loop || exit 1
+paths=()
+while [ "${#paths[@]}" -lt "${PROFILE_PATHS:-2}" ]; do
+	paths+=(loop)
+done
+nvlat_setup "${paths[@]}" || exit 1
 : > "$out/series.tsv"
 n=$(nproc)
-for p in numa round-robin queue-depth latency; do
+for p in ${PROFILE_POLICIES:-numa round-robin queue-depth latency}; do
 	nvlat_iopolicy_set "$p" || exit 1
 	fio --name=nvlat --filename="/dev/$NVLAT_HEAD" --ioengine=libaio --direct=1 \
 		--rw=randread --bs=4k --numjobs="$n" --cpus_allowed="0-$((n - 1))" \
@@ -33,7 +37,7 @@ for p in numa round-robin queue-depth latency; do
 		> /dev/null 2> "$out/$p.perf-record.log" || exit 1
 	wait "$fio" || exit 1
 	perf report -i "$data/$p.data" --no-children --sort sym --stdio -g none \
-		2> /dev/null | grep -v '^#' | grep -v '^$' | head -n 60 > "$out/$p.top"
+		2> /dev/null | grep -v '^#' | grep -v '^$' | head -n 150 > "$out/$p.top"
 	perf report -i "$data/$p.data" --children --sort sym --stdio -g none \
 		2> /dev/null | awk -v p="$p" -v re="$syms" '
 		$1 ~ /%$/ && $4 ~ "^(" re ")" {

@@ -296,7 +296,7 @@ static struct nvme_lat *model_lat_alloc(struct kunit *test, unsigned long now)
 
 	lat = nvme_lat_alloc();
 	KUNIT_ASSERT_NOT_NULL(test, lat);
-	clat = blk_clat_alloc();
+	clat = blk_clat_model_alloc();
 	if (!clat)
 		kfree(lat);
 	KUNIT_ASSERT_NOT_NULL(test, clat);
@@ -309,7 +309,7 @@ static void model_lat_free(struct nvme_lat *lat)
 {
 	if (!lat)
 		return;
-	blk_clat_free(lat->clat);
+	blk_clat_model_free(lat->clat);
 	kfree(lat);
 }
 

@@ -182,16 +182,10 @@ static void nvme_lat_start_prices(struct nvme_lat *lat,
 
 static u8 nvme_lat_tier(struct nvme_ns *ns)
 {
-	if (nvme_path_is_disabled(ns))
+	if (nvme_path_is_disabled(ns) || (ns->ana_state != NVME_ANA_OPTIMIZED &&
+					  ns->ana_state != NVME_ANA_NONOPTIMIZED))
 		return NVME_LAT_UNUSABLE;
-	switch (ns->ana_state) {
-	case NVME_ANA_OPTIMIZED:
-		return 0;
-	case NVME_ANA_NONOPTIMIZED:
-		return 1;
-	default:
-		return NVME_LAT_UNUSABLE;
-	}
+	return ns->ana_state == NVME_ANA_NONOPTIMIZED;
 }
 
 /*
@@ -485,19 +479,11 @@ static const char *nvme_lat_state(const struct nvme_lat *lat,
 	return READ_ONCE(lat->slot[0].backoff) ? "backed-off" : "stale";
 }
 
-/**
- * nvme_lat_show - what the latency iopolicy sees of a path, for sysfs
- * @ns: the path
- * @buf: the sysfs buffer
- *
- * One line, as Documentation/ABI/testing/sysfs-nvme describes; nothing under
- * another iopolicy.
- *
- * Context: process context.
- * Return: the number of bytes written to @buf.
- */
-ssize_t nvme_lat_show(struct nvme_ns *ns, char *buf)
+/* As Documentation/ABI/testing/sysfs-nvme says; empty under other iopolicies */
+static ssize_t latency_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
 {
+	struct nvme_ns *ns = nvme_get_ns_from_dev(dev);
 	unsigned int inflight = atomic_read(&ns->lat_nr_active);
 	struct nvme_ns_head *head = ns->head;
 	char est_us[2][12];
@@ -524,6 +510,7 @@ ssize_t nvme_lat_show(struct nvme_ns *ns, char *buf)
 	srcu_read_unlock(&head->srcu, srcu_idx);
 	return len;
 }
+DEVICE_ATTR_RO(latency);
 
 /* Attach an estimator to @ns; returns -errno if a retry may help, else 0. */
 static int nvme_lat_attach(struct nvme_ns *ns)
