@@ -18,11 +18,10 @@ CACHE = os.environ.get('CACHE') or os.path.join(
     os.environ.get('XDG_CACHE_HOME') or os.path.expanduser('~/.cache'), 'nvme-latency')
 W = os.path.join(CACHE, 'linux') + '/'
 ML = 'drivers/nvme/host/mpath-latency.c'
-BH = 'include/linux/blk-clat.h'
 BC = 'block/blk-clat.c'
 abl = {
  'baseline': [],
- 'reads-writes-apart': [(BH, '	unsigned int weight = blk_clat_weight(clat, cpu, write);', '	unsigned int weight = blk_clat_weight(clat, cpu, write = false);'),
+ 'reads-writes-apart': [(BC, '	unsigned int weight = blk_clat_weight(clat, cpu, write);', '	unsigned int weight = blk_clat_weight(clat, cpu, write = false);'),
                         (BC, '	bool write = op_is_write(req_op(rq));\n\tunsigned int weight;', '	bool write = false;\n\tunsigned int weight;'),
                         (ML, '	struct blk_clat_est est = blk_clat_read(lat->clat, write);', '	struct blk_clat_est est = blk_clat_read(lat->clat, false);')],
  'band': [(ML, '#define NVME_LAT_BAND_SHIFT	2', '#define NVME_LAT_BAND_SHIFT	40')],

@@ -1615,6 +1615,3 @@ static struct kunit_suite nvme_latency_model_suite = {
 };
 
 kunit_test_suite(nvme_latency_model_suite);
-
-/* blk-clat's functions for KUnit tests */
-MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
