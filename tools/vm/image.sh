@@ -18,7 +18,7 @@ set -eu
 
 out=${1:?usage: image.sh OUT.cpio [DIR]}
 dir=${2:-$TOP}
-need cpio ldd sha1sum
+need cpio ldd sha1sum flock
 # What the guest scripts run; anything else comes from busybox (the base
 # initramfs), which is last on the guest's PATH.
 cmds="bash fio jq tc ip awk sed grep sort head tail cat stat sleep mkdir rm
@@ -50,6 +50,10 @@ sum=$(printf '%s\n' "$list" | xargs sha1sum | sha1sum | cut -c1-12)
 cached=$CACHE/initramfs/tools-$sum.cpio
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
+# one boot at a time builds the layer (and removes older ones)
+mkdir -p "$CACHE/initramfs"
+exec 9> "$CACHE/initramfs/.lock"
+flock 9
 if [ ! -s "$cached" ]; then
 	while read -r f; do
 		mkdir -p "$stage$(dirname "$f")"

@@ -31,7 +31,7 @@ out=${1:-$CACHE/initramfs.cpio.gz}
 bb=/bin/busybox
 [ -x "$bb" ] || die "$bb is missing: apt-get install busybox-static"
 ! ldd "$bb" >/dev/null 2>&1 || die "$bb is not static: install busybox-static"
-need cpio gzip sha1sum
+need cpio gzip sha1sum flock
 
 # init_script: print the /init of the initramfs (busybox sh, PID 1).
 init_script() {
@@ -146,6 +146,11 @@ INIT
 
 sum=$(cat "$bb" "$0" | sha1sum | cut -c1-12)
 cached=$CACHE/initramfs/$sum.cpio.gz
+# boots started together (make demo's two, bench --parallel) on a cold
+# cache: one builds, the others wait and take its image
+mkdir -p "$CACHE/initramfs"
+exec 9> "$CACHE/initramfs/.lock"
+flock 9
 if [ ! -s "$cached" ]; then
 	stage=$(mktemp -d)
 	chmod 755 "$stage"
