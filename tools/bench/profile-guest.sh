@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Guest side of tools/bench/profile.sh: the overhead scenario (two loop
-# paths on null_blk, or PROFILE_PATHS of them, 4 KiB randread, a job of iodepth 32 per CPU), once per policy
-# under `perf record -a -g -e cpu-clock`, then a flat profile per policy
+# paths on null_blk, or PROFILE_PATHS of them, 4 KiB randread, a job of
+# iodepth 32 per CPU), once per policy (PROFILE_POLICIES) under `perf
+# record -a -g -e cpu-clock`, then a flat profile per policy
 # ($NVLAT_WORK/POLICY.top) and the share of samples of the functions the
 # series adds or makes busier ($NVLAT_WORK/series.tsv: policy symbol
 # self% children%).  PROFILE_SECONDS (default 8) per policy.
