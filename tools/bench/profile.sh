@@ -11,7 +11,8 @@
 #
 #   tools/bench/profile.sh [SECONDS]     # per policy, default 8
 #
-# PROFILE_PATHS (default 2) loop paths; PROFILE_POLICIES, the policies.
+# PROFILE_PATHS (default 2) loop paths and PROFILE_POLICIES (default all
+# but the oracle) go to the guest script, which sets the defaults.
 #
 # Results (flat profiles POLICY.top, series.tsv, fio JSON) stay in
 # $CACHE/profile/<timestamp>.
@@ -27,8 +28,8 @@ out=$CACHE/build-cost
 rd=$CACHE/profile/$(date +%Y%m%d-%H%M%S)
 mkdir -p "$rd"
 "$TOP/tools/vm/run.sh" -q -k "$out/arch/x86/boot/bzImage" -t $((secs * 20 + 600)) -d -c1 -r "$rd" -- \
-	env PROFILE_SECONDS="$secs" PROFILE_PATHS="${PROFILE_PATHS:-2}" \
-	PROFILE_POLICIES="${PROFILE_POLICIES:-numa round-robin queue-depth latency}" "$TOP/tools/bench/profile-guest.sh" ||
+	env PROFILE_SECONDS="$secs" PROFILE_PATHS="${PROFILE_PATHS:-}" \
+	PROFILE_POLICIES="${PROFILE_POLICIES:-}" "$TOP/tools/bench/profile-guest.sh" ||
 	die "guest run failed; see $rd/console.log"
 grep -a '^# .*IOPS under perf' "$rd/console.log" | sed 's/^# //' || true
 echo "share of CPU samples (children = with callees), $secs s per policy:"
